@@ -1,0 +1,32 @@
+"""Lost Cities RL: a pure-JAX rules engine, agents and training (see SPEC.md)."""
+
+from lost_cities.batched import batched_legal_mask, batched_obs, batched_reset, batched_step
+from lost_cities.cards import MAX_STEPS, N_ACTIONS
+from lost_cities.engine import (
+    State,
+    board_score,
+    legal_action_mask,
+    reset,
+    reset_from_order,
+    score,
+    step,
+)
+from lost_cities.observation import OBS_DIM, observation
+
+__all__ = [
+    "MAX_STEPS",
+    "N_ACTIONS",
+    "OBS_DIM",
+    "State",
+    "batched_legal_mask",
+    "batched_obs",
+    "batched_reset",
+    "batched_step",
+    "board_score",
+    "legal_action_mask",
+    "observation",
+    "reset",
+    "reset_from_order",
+    "score",
+    "step",
+]

@@ -1,0 +1,19 @@
+"""Environments by name: ``make("single_round")`` or ``make("match3")``."""
+
+from lost_cities.envs.base import Env
+from lost_cities.envs.single_round import make_single_round
+
+_REGISTRY = {"single_round": make_single_round}
+
+
+def register(name, factory):
+    _REGISTRY[name] = factory
+
+
+def make(name: str) -> Env:
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown env {name!r}; choose one of {sorted(_REGISTRY)}")
+    return _REGISTRY[name]()
+
+
+__all__ = ["Env", "make", "register"]

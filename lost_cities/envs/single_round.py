@@ -1,0 +1,33 @@
+"""``env=single_round``: one round of Lost Cities with observation v1."""
+
+import jax.numpy as jnp
+
+from lost_cities.engine import legal_action_mask, reset, reset_from_order, score, step
+from lost_cities.envs.base import Env
+from lost_cities.observation import OBS_DIM, OBS_VERSION, observation
+from lost_cities.privileged import HIDDEN_DIM, hidden_information
+
+
+def _privileged(state, player):
+    return jnp.concatenate([observation(state, player), hidden_information(state, player)])
+
+
+def make_single_round() -> Env:
+    return Env(
+        name="single_round",
+        obs_version=OBS_VERSION,
+        obs_dim=OBS_DIM,
+        privileged_dim=OBS_DIM + HIDDEN_DIM,
+        rounds=1,
+        init=reset,
+        init_from_deal=lambda deck_orders, coins: reset_from_order(deck_orders[0], coins[0]),
+        step=step,
+        observe=observation,
+        privileged=_privileged,
+        legal_mask=legal_action_mask,
+        to_move=lambda state: state.to_move,
+        done=lambda state: state.done,
+        final_margin=score,
+        potential=score,
+        round_state=lambda state: state,
+    )

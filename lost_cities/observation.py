@@ -1,0 +1,101 @@
+"""Observation v1 (SPEC §4): the single-round encoding, 454 floats, bit-exact.
+
+| indices              | content                                                    |
+| -------------------- | ---------------------------------------------------------- |
+| ``card * 7 + ch``    | one-hot channel per card: 0 my hand, 1 my expeditions,     |
+|                      | 2 opponent expeditions, 3 top of a discard pile, 4 in a    |
+|                      | pile below the top, 5 opponent hand and known to me,       |
+|                      | 6 unknown to me (deck or the opponent's unknown hand)      |
+| 420                  | deck cards left / 44                                       |
+| 421                  | opponent hand cards unknown to me / 8                      |
+| 422                  | plies this round / 400                                     |
+| 423..437             | me: highest number per colour / 10, handshakes / 3,        |
+|                      | cards / 12 (5 values each)                                 |
+| 438..452             | the opponent: the same 15 values                           |
+| 453                  | (my board score - opponent board score) / 780              |
+"""
+
+import jax.numpy as jnp
+
+from lost_cities.cards import DECK_DRAWS, HAND_SIZE, MAX_STEPS, N_CARDS, N_COLOURS, N_SLOTS
+from lost_cities.engine import (
+    LOC_EXPEDITION,
+    LOC_HAND,
+    LOC_KNOWN,
+    LOC_PILE,
+    PILE_DEPTH,
+    board_score,
+    seat_view,
+)
+
+OBS_VERSION = "v1"
+N_CHANNELS = 7
+N_CARD_FEATURES = N_CARDS * N_CHANNELS
+OBS_DIM = N_CARD_FEATURES + 34
+SCORE_SCALE = 780.0
+
+
+def pile_tops(state):
+    """int8[5]: the top card of each discard pile, -1 where empty."""
+    at_top = PILE_DEPTH[None, :] == state.pile_size[:, None] - 1
+    return jnp.sum(jnp.where(at_top, state.piles + 1, 0), axis=1).astype(jnp.int8) - 1
+
+
+def card_channels(state, player):
+    """bool[60, 7]: each card's channel from ``player``'s point of view."""
+    opponent = 1 - player
+    loc = state.loc
+    in_pile = loc == LOC_PILE
+    is_top = (
+        jnp.arange(N_CARDS, dtype=jnp.int8).reshape(N_COLOURS, N_SLOTS) == pile_tops(state)[:, None]
+    ).reshape(N_CARDS)
+    return jnp.stack(
+        [
+            (loc == LOC_HAND + player) | (loc == LOC_KNOWN + player),
+            loc == LOC_EXPEDITION + player,
+            loc == LOC_EXPEDITION + opponent,
+            in_pile & is_top,
+            in_pile & ~is_top,
+            loc == LOC_KNOWN + opponent,
+            (loc < LOC_HAND) | (loc == LOC_HAND + opponent),
+        ],
+        axis=1,
+    )
+
+
+def expedition_features(state, seat):
+    """float32[15]: highest number / 10, handshakes / 3, cards / 12 per colour."""
+    top = seat_view(state.exp_top, seat).astype(jnp.float32)
+    highest = jnp.where(top > 0, top - 1, 0.0)
+    return jnp.concatenate(
+        [
+            highest / 10.0,
+            seat_view(state.exp_handshakes, seat).astype(jnp.float32) / 3.0,
+            seat_view(state.exp_count, seat).astype(jnp.float32) / 12.0,
+        ]
+    )
+
+
+def observation(state, player):
+    """float32[454]: observation v1 of ``state`` from ``player``'s point of view."""
+    player = jnp.asarray(player, jnp.int32)
+    opponent = 1 - player
+    unknown_opponent_cards = jnp.sum(state.loc == LOC_HAND + opponent)
+    boards = board_score(state)
+    margin = seat_view(boards, player) - seat_view(boards, opponent)
+    scalars = jnp.concatenate(
+        [
+            jnp.stack(
+                [
+                    (N_CARDS - state.deck_ptr.astype(jnp.float32)) / DECK_DRAWS,
+                    unknown_opponent_cards.astype(jnp.float32) / HAND_SIZE,
+                    state.plies.astype(jnp.float32) / MAX_STEPS,
+                ]
+            ),
+            expedition_features(state, player),
+            expedition_features(state, opponent),
+            (margin / SCORE_SCALE)[None],
+        ]
+    )
+    cards = card_channels(state, player).astype(jnp.float32).reshape(N_CARD_FEATURES)
+    return jnp.concatenate([cards, scalars])
