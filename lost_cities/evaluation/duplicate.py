@@ -1,0 +1,247 @@
+"""Duplicate evaluation: every deal played twice, A in seat 0 and then in seat 1.
+
+One loop serves tournaments, ``lost_cities.evaluate``, training gates and training-time
+evaluation. A chunk of deals is played as one jitted ``lax.while_loop`` over plies
+with every game of the chunk in a ``vmap``; each ply both policies are computed for
+every game and the one whose seat is to move is kept (a per-game branch would become
+the same select under ``vmap``).
+
+Randomness is common between the two games of a deal: at ply ``t`` of deal ``i`` policy
+A gets the key ``split(fold_in(fold_in(key, i), t))[0]`` and policy B the ``[1]``,
+in both seat assignments. Mirrored identical deterministic policies therefore give
+exactly 0.5, and the pairing removes deal luck from the comparison.
+
+Policies are ``policy(env_state, rng) -> action``. They enter the jitted loop as
+``jax.tree_util.Partial`` pytrees: compiled loops are cached by the policy's function,
+and any arrays bound in a ``Partial`` (network parameters) are traced, so evaluating
+new parameters of the same network does not recompile.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.tree_util import Partial
+
+from lost_cities.cards import MAX_STEPS
+from lost_cities.evaluation.stats import mean_interval, wilson_interval
+
+SCHEMA_VERSION = 1
+
+RESULTS_SCHEMA = """\
+Results of :func:`duplicate_evaluate` (schema_version 1); all from policy A's side.
+
+- ``schema_version`` int; ``env`` str; ``deals`` int; ``games`` int (= 2 * deals).
+- ``wins``, ``draws``, ``losses`` int: games by the sign of A's final margin.
+- ``win_rate`` float: ``(wins + draws / 2) / games`` (a draw is half a win), with
+  ``win_rate_lower`` / ``win_rate_upper``: its Wilson 95% interval over the games.
+  The two games of a deal are not independent; duplicate pairing makes them
+  negatively correlated, so treating them as independent errs on the wide side.
+- ``draw_rate`` float: ``draws / games``.
+- ``margin_mean`` float: A's mean final margin in points, with ``margin_lower`` /
+  ``margin_upper``: a normal 95% interval over the per-deal means of the two games
+  (the deals are the independent units); ``None`` with fewer than two deals.
+- ``plies_per_round`` float: mean placements per round over all rounds played.
+- ``max_steps_rate`` float: fraction of rounds that ended by hitting ``MAX_STEPS``.
+- ``max_steps_games`` int: games with at least one such round.
+- ``natural_games`` int: games in which no round hit ``MAX_STEPS``;
+  ``natural_win_rate`` (``None`` when there are none) with ``natural_win_rate_lower``
+  / ``natural_win_rate_upper`` (Wilson) over those games only.
+- ``seat0_win_rate``, ``seat1_win_rate`` float: A's win rate in each seat.
+- ``rounds`` list, one dict per round of the env (1 for single_round, 3 for match3):
+  ``round`` int (1-based), ``margin_mean`` / ``margin_lower`` / ``margin_upper``
+  (A's points margin of that round alone, interval as above), ``plies_mean`` float,
+  ``max_steps_rate`` float.
+"""
+
+
+def _as_partial(policy):
+    return policy if isinstance(policy, Partial) else Partial(policy)
+
+
+def _play_game_ply(env, policy_a, policy_b, game, deal_key, seat_a, t):
+    """One ply of one game; ``game`` is the per-game tracking dict."""
+    state = game["state"]
+    key_a, key_b = jax.random.split(jax.random.fold_in(deal_key, t))
+    a_moves = env.to_move(state) == seat_a
+    action = jnp.where(a_moves, policy_a(state, key_a), policy_b(state, key_b))
+    next_state, _, next_done = env.step(state, action)
+
+    was_done = env.done(state)
+    plies = env.round_state(state).plies
+    next_plies = env.round_state(next_state).plies
+    # A legal ply advances the round's ply counter, or ends the round (a new round
+    # starts at ply 0); an illegal action is a no-op that leaves it unchanged.
+    moved = ~was_done & (next_plies != plies)
+    round_end = moved & (next_done | (next_plies != plies + 1))
+    margin_now = env.final_margin(next_state)[0]
+    this_round = (jnp.arange(env.rounds) == game["round_idx"]) & round_end
+    return {
+        "state": next_state,
+        "round_idx": game["round_idx"] + round_end.astype(jnp.int32),
+        "round_margin": jnp.where(
+            this_round, margin_now - game["margin_at_round_start"], game["round_margin"]
+        ),
+        "round_plies": jnp.where(this_round, plies + 1, game["round_plies"]),
+        "margin_at_round_start": jnp.where(round_end, margin_now, game["margin_at_round_start"]),
+        "illegal_a": game["illegal_a"] | (~was_done & ~moved & a_moves),
+        "illegal_b": game["illegal_b"] | (~was_done & ~moved & ~a_moves),
+    }
+
+
+def _play_chunk(env, policy_a, policy_b, deck_orders, coins, deal_keys, seat_a):
+    """Play games to the end; all arguments but ``env`` carry a leading games axis."""
+    n_games = seat_a.shape[0]
+    games = {
+        "state": jax.vmap(env.init_from_deal)(deck_orders, coins),
+        "round_idx": jnp.zeros(n_games, jnp.int32),
+        "round_margin": jnp.zeros((n_games, env.rounds), jnp.float32),
+        "round_plies": jnp.zeros((n_games, env.rounds), jnp.int32),
+        "margin_at_round_start": jnp.zeros(n_games, jnp.float32),
+        "illegal_a": jnp.zeros(n_games, bool),
+        "illegal_b": jnp.zeros(n_games, bool),
+    }
+    ply = jax.vmap(_play_game_ply, in_axes=(None, None, None, 0, 0, 0, None))
+    max_plies = env.rounds * MAX_STEPS  # every legal ply advances a round that ends by MAX_STEPS
+
+    def running(carry):
+        t, games = carry
+        stuck = games["illegal_a"] | games["illegal_b"]
+        return (t < max_plies) & jnp.any(~jax.vmap(env.done)(games["state"]) & ~stuck)
+
+    def advance(carry):
+        t, games = carry
+        return t + 1, ply(env, policy_a, policy_b, games, deal_keys, seat_a, t)
+
+    _, games = jax.lax.while_loop(running, advance, (jnp.int32(0), games))
+    final_margin = jax.vmap(env.final_margin)(games["state"])[:, 0]
+    sign = jnp.where(seat_a == 0, 1.0, -1.0)
+    return {
+        "done": jax.vmap(env.done)(games["state"]),
+        "margin_a": sign * final_margin,
+        "round_margin_a": sign[:, None] * games["round_margin"],
+        "round_plies": games["round_plies"],
+        "illegal_a": games["illegal_a"],
+        "illegal_b": games["illegal_b"],
+    }
+
+
+_play_chunk_jit = jax.jit(_play_chunk, static_argnums=0)
+
+
+def _deal_keys(key, first, count):
+    return jax.vmap(jax.random.fold_in, in_axes=(None, 0))(key, jnp.arange(first, first + count))
+
+
+def play_duplicate(env, policy_a, policy_b, deck_orders, coins, key, batch_size=1000, progress=None):
+    """Raw per-game arrays of a duplicate evaluation, games ordered ``[deal, seat of A]``.
+
+    ``progress``, if given, is called with the number of deals finished after each chunk.
+    """
+    deck_orders = np.asarray(deck_orders, np.int32)
+    coins = np.asarray(coins, np.int32)
+    n_deals = deck_orders.shape[0]
+    if deck_orders.shape[1:] != (3, 60) or coins.shape != (n_deals, 3):
+        raise ValueError(
+            f"expected deck_orders int32[n, 3, 60] and coins int32[n, 3] (see deal_bank), "
+            f"got {deck_orders.shape} and {coins.shape}"
+        )
+    policy_a, policy_b = _as_partial(policy_a), _as_partial(policy_b)
+    batch_size = max(1, min(int(batch_size), n_deals))
+    chunks = []
+    for first in range(0, n_deals, batch_size):
+        index = np.minimum(np.arange(first, first + batch_size), n_deals - 1)  # pad with the last deal
+        games_deals = np.repeat(index, 2)
+        seat_a = jnp.tile(jnp.array([0, 1], jnp.int32), batch_size)
+        deal_keys = jnp.repeat(_deal_keys(key, first, batch_size), 2, axis=0)
+        out = _play_chunk_jit(
+            env, policy_a, policy_b, deck_orders[games_deals], coins[games_deals], deal_keys, seat_a
+        )
+        kept = 2 * min(batch_size, n_deals - first)
+        chunks.append({name: np.asarray(value)[:kept] for name, value in out.items()})
+        if progress is not None:
+            progress(kept // 2)
+    games = {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}
+    for name, who in (("illegal_a", "A"), ("illegal_b", "B")):
+        if games[name].any():
+            raise ValueError(
+                f"policy {who} chose an illegal action in {int(games[name].sum())} games; "
+                "policies must pick from env.legal_mask(state)"
+            )
+    if not games["done"].all():
+        raise RuntimeError("some games did not finish within rounds * MAX_STEPS plies")
+    return games
+
+
+def _paired_interval(per_game):
+    """Mean over games with the interval over per-deal means (the deals are the iid units)."""
+    per_deal = np.asarray(per_game, np.float64).reshape(-1, 2).mean(axis=1)
+    return mean_interval(per_deal)
+
+
+def _rate(successes, n):
+    low, high = wilson_interval(successes, n)
+    return successes / n if n else None, low, high
+
+
+def summarise(games, env_name):
+    """The documented results dict (``RESULTS_SCHEMA``) from :func:`play_duplicate`'s arrays."""
+    margin = games["margin_a"]
+    n_games = margin.size
+    wins, draws, losses = int((margin > 0).sum()), int((margin == 0).sum()), int((margin < 0).sum())
+    score = (margin > 0) + 0.5 * (margin == 0)
+    win_rate, win_lower, win_upper = _rate(float(score.sum()), n_games)
+    margin_mean, margin_lower, margin_upper = _paired_interval(margin)
+    plies = games["round_plies"]
+    hit_max = plies >= MAX_STEPS
+    natural = ~hit_max.any(axis=1)
+    natural_rate, natural_lower, natural_upper = _rate(float(score[natural].sum()), int(natural.sum()))
+    rounds = []
+    for r in range(plies.shape[1]):
+        round_mean, round_lower, round_upper = _paired_interval(games["round_margin_a"][:, r])
+        rounds.append(
+            {
+                "round": r + 1,
+                "margin_mean": round_mean,
+                "margin_lower": round_lower,
+                "margin_upper": round_upper,
+                "plies_mean": float(plies[:, r].mean()),
+                "max_steps_rate": float(hit_max[:, r].mean()),
+            }
+        )
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "env": env_name,
+        "deals": n_games // 2,
+        "games": n_games,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+        "win_rate": win_rate,
+        "win_rate_lower": win_lower,
+        "win_rate_upper": win_upper,
+        "draw_rate": draws / n_games,
+        "margin_mean": margin_mean,
+        "margin_lower": margin_lower,
+        "margin_upper": margin_upper,
+        "plies_per_round": float(plies.mean()),
+        "max_steps_rate": float(hit_max.mean()),
+        "max_steps_games": int((~natural).sum()),
+        "natural_games": int(natural.sum()),
+        "natural_win_rate": natural_rate,
+        "natural_win_rate_lower": natural_lower,
+        "natural_win_rate_upper": natural_upper,
+        "seat0_win_rate": float(score[0::2].mean()),
+        "seat1_win_rate": float(score[1::2].mean()),
+        "rounds": rounds,
+    }
+
+
+def duplicate_evaluate(env, policy_a, policy_b, deck_orders, coins, key, batch_size=1000, progress=None):
+    """Play every deal twice with seats swapped and summarise from A's side (see ``RESULTS_SCHEMA``).
+
+    ``deck_orders int32[n, 3, 60]`` and ``coins int32[n, 3]`` usually come from
+    :func:`lost_cities.evaluation.deal_bank`; ``batch_size`` deals (twice as many
+    games) are played per compiled chunk.
+    """
+    games = play_duplicate(env, policy_a, policy_b, deck_orders, coins, key, batch_size, progress)
+    return summarise(games, env.name)
