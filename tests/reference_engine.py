@@ -1,0 +1,195 @@
+"""An independent plain-Python reference for one round of Lost Cities (SPEC §2, §4).
+
+Written again from the specification, sharing no code with ``lost_cities``, so that the
+differential test compares two separate readings of the rules. It favours plain lists
+over speed; the differential test plays thousands of games with it, so the hot paths
+(legal mask, observation) avoid needless work but stay readable.
+"""
+
+N_COLOURS = 5
+SLOTS_PER_COLOUR = 12
+HANDSHAKE_SLOTS = 3
+N_CARDS = 60
+HAND_SIZE = 8
+N_ACTIONS = 96
+MAX_STEPS = 400
+OBS_DIM = 454
+
+# Where a card can be; the observation maps these to channels per viewer.
+DECK, HAND, EXPEDITION, PILE = "deck", "hand", "expedition", "pile"
+
+
+def colour_of(card):
+    return card // SLOTS_PER_COLOUR
+
+
+def slot_of(card):
+    return card % SLOTS_PER_COLOUR
+
+
+def is_handshake(card):
+    return slot_of(card) < HANDSHAKE_SLOTS
+
+
+def rank_of(card):
+    """Face value of a number card (2..10); handshakes have none."""
+    return slot_of(card) - 1
+
+
+def make_card(colour, slot):
+    return colour * SLOTS_PER_COLOUR + slot
+
+
+def make_action(hand_slot, place_type, draw_source):
+    """``hand_slot * 12 + place_type * 6 + draw_source`` (SPEC §4)."""
+    return hand_slot * 12 + place_type * 6 + draw_source
+
+
+def split_action(action):
+    return action // 12, (action // 6) % 2, action % 6
+
+
+def expedition_score(cards):
+    """Score of one expedition given its cards (SPEC §2)."""
+    if not cards:
+        return 0
+    numbers = sum(rank_of(c) for c in cards if not is_handshake(c))
+    handshakes = sum(1 for c in cards if is_handshake(c))
+    bonus = 20 if len(cards) >= 8 else 0
+    return (numbers - 20) * (1 + handshakes) + bonus
+
+
+def build_deck_order(hand0, hand1, draws=()):
+    """A deck order that deals ``hand0`` to seat 0 and ``hand1`` to seat 1 and puts
+    ``draws`` on top of the deck in that order; the remaining cards follow by id."""
+    chosen = list(hand0) + list(hand1) + list(draws)
+    if len(hand0) != HAND_SIZE or len(hand1) != HAND_SIZE or len(set(chosen)) != len(chosen):
+        raise ValueError("need 8 distinct cards per hand and distinct draw cards")
+    rest = [c for c in range(N_CARDS) if c not in set(chosen)]
+    return chosen + rest
+
+
+class RefRound:
+    """One round from a deck order: cards 0..7 to seat 0, 8..15 to seat 1, deck from 16."""
+
+    def __init__(self, deck_order, first_player=0):
+        deck_order = [int(c) for c in deck_order]
+        if sorted(deck_order) != list(range(N_CARDS)):
+            raise ValueError("deck_order must be a permutation of the 60 card ids")
+        self.deck = deck_order[2 * HAND_SIZE :]  # next card to draw is self.deck[0]
+        self.hands = [sorted(deck_order[:HAND_SIZE]), sorted(deck_order[HAND_SIZE : 2 * HAND_SIZE])]
+        self.known = [set(), set()]  # cards in seat p's hand that p drew from a pile
+        self.expeditions = [[[] for _ in range(N_COLOURS)] for _ in range(2)]
+        self.piles = [[] for _ in range(N_COLOURS)]  # last element is the top
+        self.where = [(DECK, None)] * N_CARDS
+        for seat in (0, 1):
+            for card in self.hands[seat]:
+                self.where[card] = (HAND, seat)
+        self.plies = 0
+        self.to_move = int(first_player)
+        self.done = False
+
+    # --- rules -------------------------------------------------------------------
+
+    def _can_play(self, card):
+        expedition = self.expeditions[self.to_move][colour_of(card)]
+        numbers = [rank_of(c) for c in expedition if not is_handshake(c)]
+        if is_handshake(card):
+            return not numbers
+        return not numbers or rank_of(card) > max(numbers)
+
+    def is_legal(self, action):
+        if self.done or not 0 <= action < N_ACTIONS:
+            return False
+        hand_slot, place_type, draw_source = split_action(action)
+        card = self.hands[self.to_move][hand_slot]
+        if place_type == 0 and not self._can_play(card):
+            return False
+        if draw_source == 0:
+            return True
+        pile_colour = draw_source - 1
+        if place_type == 1 and pile_colour == colour_of(card):
+            return False  # may not redraw the card just discarded
+        return bool(self.piles[pile_colour])
+
+    def legal_mask(self):
+        return [self.is_legal(a) for a in range(N_ACTIONS)]
+
+    def board_score(self):
+        return [float(sum(expedition_score(e) for e in self.expeditions[seat])) for seat in (0, 1)]
+
+    def step(self, action):
+        """Apply ``action``; returns ``(reward2, done)``. Illegal or post-end: a no-op."""
+        action = int(action)
+        if not self.is_legal(action):
+            return [0.0, 0.0], self.done
+        seat = self.to_move
+        hand_slot, place_type, draw_source = split_action(action)
+        hand = self.hands[seat]
+        card = hand.pop(hand_slot)
+        self.known[seat].discard(card)
+        if place_type == 0:
+            self.expeditions[seat][colour_of(card)].append(card)
+            self.where[card] = (EXPEDITION, seat)
+        else:
+            self.piles[colour_of(card)].append(card)
+            self.where[card] = (PILE, None)
+        if draw_source == 0:
+            drawn = self.deck.pop(0)
+        else:
+            drawn = self.piles[draw_source - 1].pop()
+            self.known[seat].add(drawn)
+        hand.append(drawn)
+        hand.sort()
+        self.where[drawn] = (HAND, seat)
+        self.plies += 1
+        self.to_move = 1 - seat
+        if not self.deck or self.plies >= MAX_STEPS:
+            self.done = True
+            s0, s1 = self.board_score()
+            return [s0 - s1, s1 - s0], True
+        return [0.0, 0.0], False
+
+    # --- observation v1 ----------------------------------------------------------
+
+    def card_channel(self, card, player):
+        """The one-hot channel (0..6) of ``card`` from ``player``'s point of view."""
+        kind, seat = self.where[card]
+        if kind == HAND:
+            if seat == player:
+                return 0
+            return 5 if card in self.known[seat] else 6
+        if kind == EXPEDITION:
+            return 1 if seat == player else 2
+        if kind == PILE:
+            return 3 if self.piles[colour_of(card)][-1] == card else 4
+        return 6
+
+    def _expedition_features(self, seat):
+        highest, handshakes, counts = [], [], []
+        for expedition in self.expeditions[seat]:
+            numbers = [rank_of(c) for c in expedition if not is_handshake(c)]
+            highest.append(max(numbers) / 10 if numbers else 0.0)
+            handshakes.append(sum(1 for c in expedition if is_handshake(c)) / 3)
+            counts.append(len(expedition) / 12)
+        return highest + handshakes + counts
+
+    def observation(self, player):
+        """Observation v1: 420 one-hot card channels, then the 34 scalars (SPEC §4).
+
+        Every scalar is one division of exact integers, so its float32 rounding equals
+        a float32 computation of the same quotient.
+        """
+        opponent = 1 - player
+        obs = [0.0] * OBS_DIM
+        for card in range(N_CARDS):
+            obs[card * 7 + self.card_channel(card, player)] = 1.0
+        unknown = sum(1 for c in self.hands[opponent] if c not in self.known[opponent])
+        boards = self.board_score()
+        obs[420:] = (
+            [len(self.deck) / 44, unknown / 8, self.plies / 400]
+            + self._expedition_features(player)
+            + self._expedition_features(opponent)
+            + [(boards[player] - boards[opponent]) / 780]
+        )
+        return obs
