@@ -2,19 +2,24 @@
 
 import hashlib
 import json
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from omegaconf import OmegaConf
 
 from lost_cities import envs
 from lost_cities.evaluation import (
     RESULTS_SCHEMA,
     SCHEMA_VERSION,
+    check_gates_config,
     deal_bank,
     duplicate_evaluate,
     play_duplicate,
+    resolve_policy,
+    run_gates,
     wilson_interval,
 )
 
@@ -186,3 +191,49 @@ def test_an_illegal_action_is_a_clear_error():
     deck_orders, coins = deal_bank(2)
     with pytest.raises(ValueError, match="policy B chose an illegal action"):
         play_duplicate(ENV, first_legal, always_zero, deck_orders, coins, KEY, batch_size=2)
+
+
+def test_gates_pass_and_fail_on_their_bounds():
+    deck_orders, coins = deal_bank(16)
+    cfg = {
+        "bank": "v1",
+        "batch_size": 16,
+        "gates": {
+            "even": {
+                "opponent": first_legal,
+                "deals": 16,
+                "min": {"win_rate": 0.5},
+                "max": {"margin_upper": 0.0},
+            },
+            "ahead": {"opponent": first_legal, "deals": 16, "min": {"win_rate_lower": 0.51}},
+        },
+    }
+    gates = run_gates(ENV, first_legal, cfg, KEY)
+    assert set(gates) == {"even", "ahead"}
+    assert gates["even"]["passed"] and gates["even"]["checks"] == {
+        "win_rate >= 0.5": True,
+        "margin_upper <= 0.0": True,
+    }
+    assert not gates["ahead"]["passed"] and gates["ahead"]["checks"] == {"win_rate_lower >= 0.51": False}
+    assert gates["even"]["win_rate"] == 0.5 and gates["even"]["deals"] == 16
+    assert gates["even"]["opponent"] == "first_legal"
+    json.dumps(gates, allow_nan=False)
+
+
+def test_gates_reject_unknown_metrics_before_playing():
+    cfg = {"gates": {"bad": {"opponent": first_legal, "deals": 4, "min": {"winrate": 0.5}}}}
+    with pytest.raises(ValueError, match="unknown metric 'winrate'"):
+        run_gates(ENV, first_legal, cfg, KEY)
+    with pytest.raises(ValueError, match="needs `deals`"):
+        run_gates(ENV, first_legal, {"gates": {"bad": {"opponent": "random"}}}, KEY)
+
+
+def test_default_gates_config_is_valid():
+    cfg = OmegaConf.load(Path(__file__).parents[1] / "conf" / "gates" / "default.yaml")
+    check_gates_config(cfg)
+    assert all(resolve_policy(gate.opponent, ENV) for gate in cfg.gates.values())
+
+
+def test_unknown_policy_name_is_a_clear_error():
+    with pytest.raises(ValueError, match="neither an existing checkpoint"):
+        resolve_policy("heuristic_expertt", ENV)

@@ -8,16 +8,21 @@ from lost_cities.evaluation.duplicate import (
     play_duplicate,
     summarise,
 )
+from lost_cities.evaluation.gates import check_gates_config, run_gates
+from lost_cities.evaluation.policies import resolve_policy
 from lost_cities.evaluation.stats import mean_interval, wilson_interval
 
 __all__ = [
     "RESULTS_SCHEMA",
     "SCHEMA_VERSION",
     "bank_versions",
+    "check_gates_config",
     "deal_bank",
     "duplicate_evaluate",
     "mean_interval",
     "play_duplicate",
+    "resolve_policy",
+    "run_gates",
     "summarise",
     "wilson_interval",
 ]

@@ -34,7 +34,7 @@ _NUMERIC_KEYS = (
 )
 
 
-def _check_config(gates_cfg):
+def check_gates_config(gates_cfg):
     """Fail before any game is played when a gate names an unknown metric or lacks a field."""
     if not gates_cfg.get("gates"):
         raise ValueError(
@@ -70,7 +70,7 @@ def run_gates(env, policy, gates_cfg, key):
     ``opponent`` (str), ``checks`` ({"metric >= bound": bool}) and ``passed`` (bool, all
     checks hold). The key for a gate depends only on ``key`` and the gate's name.
     """
-    _check_config(gates_cfg)
+    check_gates_config(gates_cfg)
     bank = gates_cfg.get("bank", "v1")
     batch_size = gates_cfg.get("batch_size", 500)
     out = {}
@@ -82,7 +82,7 @@ def run_gates(env, policy, gates_cfg, key):
         checks = _passes(results, gate)
         out[name] = {
             **results,
-            "opponent": str(gate["opponent"]),
+            "opponent": getattr(gate["opponent"], "__name__", str(gate["opponent"])),
             "checks": checks,
             "passed": all(checks.values()),
         }

@@ -17,7 +17,12 @@ def _bot(name):
 
 
 def resolve_policy(spec, env):
-    """``policy(env_state, rng) -> action`` for a bot name, a checkpoint dir or an ``.onnx`` file."""
+    """``policy(env_state, rng) -> action`` for a bot name, a checkpoint dir or an ``.onnx`` file.
+
+    A policy passed in (a callable, e.g. a league snapshot) is returned as it is.
+    """
+    if callable(spec):
+        return spec
     spec = str(spec)
     path = Path(spec).expanduser()
     if path.exists():

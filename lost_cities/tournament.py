@@ -1,0 +1,19 @@
+"""``python -m lost_cities.tournament a=... b=... env=match3 deals=10000``.
+
+The same run as ``lost_cities.evaluate`` (a is the agent, b the opponent), printed as one line.
+"""
+
+import hydra
+
+from lost_cities.evaluate import format_summary, run, write_results
+
+
+@hydra.main(version_base=None, config_path="../conf", config_name="tournament")
+def main(cfg):
+    results = run(cfg)
+    print(format_summary(results))
+    write_results(results, cfg)
+
+
+if __name__ == "__main__":
+    main()
