@@ -15,9 +15,6 @@ N_ACTIONS = 96
 MAX_STEPS = 400
 OBS_DIM = 454
 
-# Where a card can be; the observation maps these to channels per viewer.
-DECK, HAND, EXPEDITION, PILE = "deck", "hand", "expedition", "pile"
-
 
 def colour_of(card):
     return card // SLOTS_PER_COLOUR
@@ -81,10 +78,6 @@ class RefRound:
         self.known = [set(), set()]  # cards in seat p's hand that p drew from a pile
         self.expeditions = [[[] for _ in range(N_COLOURS)] for _ in range(2)]
         self.piles = [[] for _ in range(N_COLOURS)]  # last element is the top
-        self.where = [(DECK, None)] * N_CARDS
-        for seat in (0, 1):
-            for card in self.hands[seat]:
-                self.where[card] = (HAND, seat)
         self.plies = 0
         self.to_move = int(first_player)
         self.done = False
@@ -98,12 +91,8 @@ class RefRound:
             return not numbers
         return not numbers or rank_of(card) > max(numbers)
 
-    def is_legal(self, action):
-        if self.done or not 0 <= action < N_ACTIONS:
-            return False
-        hand_slot, place_type, draw_source = split_action(action)
-        card = self.hands[self.to_move][hand_slot]
-        if place_type == 0 and not self._can_play(card):
+    def _move_ok(self, card, playable, place_type, draw_source):
+        if place_type == 0 and not playable:
             return False
         if draw_source == 0:
             return True
@@ -112,8 +101,25 @@ class RefRound:
             return False  # may not redraw the card just discarded
         return bool(self.piles[pile_colour])
 
+    def is_legal(self, action):
+        if self.done or not 0 <= action < N_ACTIONS:
+            return False
+        hand_slot, place_type, draw_source = split_action(action)
+        card = self.hands[self.to_move][hand_slot]
+        return self._move_ok(card, self._can_play(card), place_type, draw_source)
+
     def legal_mask(self):
-        return [self.is_legal(a) for a in range(N_ACTIONS)]
+        """bool[96] in action order, built per hand card (``is_legal`` for every action)."""
+        if self.done:
+            return [False] * N_ACTIONS
+        pile_ok = [True] + [bool(pile) for pile in self.piles]  # per draw source
+        mask = []
+        for card in self.hands[self.to_move]:
+            play = pile_ok if self._can_play(card) else [False] * 6
+            discard = list(pile_ok)
+            discard[1 + colour_of(card)] = False  # may not redraw the card just discarded
+            mask += play + discard
+        return mask
 
     def board_score(self):
         return [float(sum(expedition_score(e) for e in self.expeditions[seat])) for seat in (0, 1)]
@@ -130,10 +136,8 @@ class RefRound:
         self.known[seat].discard(card)
         if place_type == 0:
             self.expeditions[seat][colour_of(card)].append(card)
-            self.where[card] = (EXPEDITION, seat)
         else:
             self.piles[colour_of(card)].append(card)
-            self.where[card] = (PILE, None)
         if draw_source == 0:
             drawn = self.deck.pop(0)
         else:
@@ -141,7 +145,6 @@ class RefRound:
             self.known[seat].add(drawn)
         hand.append(drawn)
         hand.sort()
-        self.where[drawn] = (HAND, seat)
         self.plies += 1
         self.to_move = 1 - seat
         if not self.deck or self.plies >= MAX_STEPS:
@@ -152,18 +155,25 @@ class RefRound:
 
     # --- observation v1 ----------------------------------------------------------
 
-    def card_channel(self, card, player):
-        """The one-hot channel (0..6) of ``card`` from ``player``'s point of view."""
-        kind, seat = self.where[card]
-        if kind == HAND:
-            if seat == player:
-                return 0
-            return 5 if card in self.known[seat] else 6
-        if kind == EXPEDITION:
-            return 1 if seat == player else 2
-        if kind == PILE:
-            return 3 if self.piles[colour_of(card)][-1] == card else 4
-        return 6
+    def card_channels(self, player):
+        """The one-hot channel (0..6) of every card from ``player``'s point of view."""
+        opponent = 1 - player
+        channels = [6] * N_CARDS  # unknown: the deck or the opponent's unknown hand
+        for card in self.hands[player]:
+            channels[card] = 0
+        for card in self.known[opponent]:
+            channels[card] = 5
+        for colour in range(N_COLOURS):
+            for card in self.expeditions[player][colour]:
+                channels[card] = 1
+            for card in self.expeditions[opponent][colour]:
+                channels[card] = 2
+            pile = self.piles[colour]
+            for card in pile:
+                channels[card] = 4
+            if pile:
+                channels[pile[-1]] = 3
+        return channels
 
     def _expedition_features(self, seat):
         highest, handshakes, counts = [], [], []
@@ -182,8 +192,8 @@ class RefRound:
         """
         opponent = 1 - player
         obs = [0.0] * OBS_DIM
-        for card in range(N_CARDS):
-            obs[card * 7 + self.card_channel(card, player)] = 1.0
+        for card, channel in enumerate(self.card_channels(player)):
+            obs[card * 7 + channel] = 1.0
         unknown = sum(1 for c in self.hands[opponent] if c not in self.known[opponent])
         boards = self.board_score()
         obs[420:] = (
