@@ -1,0 +1,201 @@
+"""``python -m lost_cities.report <run dirs | multirun dir> [--metrics GLOB ...] [--out DIR]``.
+
+Compares training runs for people without W&B: learning curves from each run's
+``metrics.jsonl`` (one JSON object per line with ``update``, ``env_steps`` and metric
+keys) and gate results from its ``gates.json`` (gate name -> ``run_gates`` result),
+written as ``report.png`` and ``report.md`` next to the runs. A plain argparse CLI
+rather than Hydra: it takes a list of paths and creates no run dir of its own.
+"""
+
+import argparse
+import fnmatch
+import json
+import math
+import os
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; no display on servers
+import matplotlib.pyplot as plt  # noqa: E402
+
+X_KEYS = ("update", "env_steps")
+MAX_PANELS = 9
+
+
+def find_runs(paths):
+    """Run dirs (holding metrics.jsonl or gates.json) at or below ``paths``, in a stable order."""
+    runs = []
+    for path in map(Path, paths):
+        if not path.is_dir():
+            raise FileNotFoundError(f"{path} is not a directory; pass run dirs or a multirun dir")
+        found = {p.parent for name in ("metrics.jsonl", "gates.json") for p in path.rglob(name)}
+        if not found:
+            raise FileNotFoundError(f"no metrics.jsonl or gates.json under {path}")
+        runs.extend(sorted(found - set(runs)))
+    return runs
+
+
+def read_metrics(run):
+    """The rows of ``metrics.jsonl``; a cut-off last line (a run still writing) is ignored."""
+    path = run / "metrics.jsonl"
+    if not path.exists():
+        return []
+    lines = [line for line in path.read_text().splitlines() if line.strip()]
+    rows = []
+    for number, line in enumerate(lines, 1):
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            if number < len(lines):
+                raise ValueError(f"{path}:{number} is not a JSON object") from None
+    return rows
+
+
+def read_gates(run):
+    path = run / "gates.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def run_label(run, root):
+    """The run's Hydra overrides when recorded (what differs in a sweep), else its path."""
+    overrides = run / ".hydra" / "overrides.yaml"
+    if overrides.exists():
+        items = [
+            line.strip()[2:] for line in overrides.read_text().splitlines() if line.strip().startswith("- ")
+        ]
+        if items:
+            return " ".join(items)
+    return str(run.relative_to(root)) if run != root else run.name
+
+
+def curve_keys(all_rows, patterns):
+    """Numeric metric keys to plot: those matching ``patterns`` (all when none), in first-seen order."""
+    keys = []
+    for rows in all_rows:
+        for row in rows:
+            for key, value in row.items():
+                numeric = isinstance(value, int | float) and not isinstance(value, bool)
+                if numeric and key not in X_KEYS and key not in keys:
+                    keys.append(key)
+    if patterns:
+        keys = [key for key in keys if any(fnmatch.fnmatch(key, p) for p in patterns)]
+    return keys[:MAX_PANELS]
+
+
+def _series(rows, key):
+    points = [(row.get("env_steps", row.get("update")), row[key]) for row in rows if key in row]
+    return [x for x, _ in points], [y for _, y in points]
+
+
+def plot(runs, labels, all_rows, all_gates, keys, path):
+    gate_names = sorted({name for gates in all_gates for name in gates})
+    panels = len(keys) + (1 if gate_names else 0)
+    if panels == 0:
+        raise ValueError("nothing to plot: no numeric metrics and no gates")
+    cols = min(3, panels)
+    rows_n = math.ceil(panels / cols)
+    fig, axes = plt.subplots(rows_n, cols, figsize=(5.2 * cols, 3.6 * rows_n), squeeze=False)
+    flat = list(axes.flat)
+    for ax, key in zip(flat, keys, strict=False):
+        for label, rows in zip(labels, all_rows, strict=True):
+            xs, ys = _series(rows, key)
+            ax.plot(xs, ys, label=label, linewidth=1.2)
+        ax.set_title(key, fontsize=9)
+        ax.set_xlabel("env steps", fontsize=8)
+        ax.tick_params(labelsize=7)
+    if gate_names:
+        ax = flat[len(keys)]
+        width = 0.8 / len(runs)
+        for i, (label, gates) in enumerate(zip(labels, all_gates, strict=True)):
+            for g, name in enumerate(gate_names):
+                gate = gates.get(name)
+                if gate is None:
+                    continue
+                x = g + (i - (len(runs) - 1) / 2) * width
+                err = [
+                    [gate["win_rate"] - gate["win_rate_lower"]],
+                    [gate["win_rate_upper"] - gate["win_rate"]],
+                ]
+                ax.bar(
+                    x,
+                    gate["win_rate"],
+                    width,
+                    yerr=err,
+                    capsize=2,
+                    color=f"C{i}",
+                    hatch=None if gate.get("passed") else "//",
+                    edgecolor="black",
+                    linewidth=0.5,
+                    label=label if g == 0 else None,
+                )
+        ax.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
+        ax.set_xticks(range(len(gate_names)), gate_names, rotation=20, fontsize=7)
+        ax.set_ylim(0, 1)
+        ax.set_title("gates: win rate, Wilson 95% (hatched: failed)", fontsize=9)
+    for ax in flat[panels:]:
+        ax.axis("off")
+    handles, legend_labels = flat[0].get_legend_handles_labels()
+    fig.legend(handles, legend_labels, loc="lower center", ncol=min(len(runs), 3), fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.04 + 0.03 * math.ceil(len(runs) / 3), 1, 1))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _cell(gate):
+    mark = "pass" if gate.get("passed") else "FAIL"
+    return f"{gate['win_rate']:.3f} [{gate['win_rate_lower']:.3f}, {gate['win_rate_upper']:.3f}] {mark}"
+
+
+def markdown(labels, all_rows, all_gates, keys):
+    gate_names = sorted({name for gates in all_gates for name in gates})
+    header = ["run", "updates", "env steps", *(f"gate {name}" for name in gate_names), *keys]
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    for label, rows, gates in zip(labels, all_rows, all_gates, strict=True):
+        last = rows[-1] if rows else {}
+        finals = {key: next((row[key] for row in reversed(rows) if key in row), None) for key in keys}
+        cells = [
+            label,
+            str(last.get("update", "")),
+            str(last.get("env_steps", "")),
+            *(_cell(gates[name]) if name in gates else "" for name in gate_names),
+            *("" if finals[key] is None else f"{finals[key]:.4g}" for key in keys),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_report(paths, out=None, patterns=()):
+    """Write report.png and report.md comparing the runs under ``paths``; returns their paths."""
+    runs = find_runs(paths)
+    root = Path(os.path.commonpath([str(p) for p in paths]))
+    out = Path(out) if out else root
+    labels = [run_label(run, root) for run in runs]
+    all_rows = [read_metrics(run) for run in runs]
+    all_gates = [read_gates(run) for run in runs]
+    keys = curve_keys(all_rows, patterns)
+    out.mkdir(parents=True, exist_ok=True)
+    png, md = out / "report.png", out / "report.md"
+    plot(runs, labels, all_rows, all_gates, keys, png)
+    table = markdown(labels, all_rows, all_gates, keys)
+    md.write_text(f"# Runs compared\n\n![learning curves and gates]({png.name})\n\n{table}")
+    return png, md
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m lost_cities.report", description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="+", help="run dirs, or a multirun dir holding them")
+    parser.add_argument("--metrics", nargs="*", default=(), help="glob patterns of metric keys to plot")
+    parser.add_argument("--out", help="where to write report.png / report.md (default: next to the runs)")
+    args = parser.parse_args(argv)
+    try:
+        png, md = write_report(args.paths, args.out, args.metrics)
+    except (FileNotFoundError, ValueError) as error:
+        parser.exit(2, f"error: {error}\n")
+    print(f"wrote {png}\nwrote {md}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
