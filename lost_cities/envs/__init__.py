@@ -1,9 +1,10 @@
 """Environments by name: ``make("single_round")`` or ``make("match3")``."""
 
 from lost_cities.envs.base import Env
+from lost_cities.envs.match3 import make_match3
 from lost_cities.envs.single_round import make_single_round
 
-_REGISTRY = {"single_round": make_single_round}
+_REGISTRY = {"single_round": make_single_round, "match3": make_match3}
 
 
 def register(name, factory):

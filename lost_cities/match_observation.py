@@ -1,0 +1,133 @@
+"""Observation v2: the match encoding (SPEC §4), 512 floats from one player's view.
+
+It is observation v1 of the current round followed by what the match adds: the score
+of the finished rounds, where the match stands, the deck clock, and per colour how many
+points are still reachable on top of each expedition, split by where those cards are.
+Margins are scaled by 75 (and bucketed) so that a 50-point lead is a large signal.
+
+| indices   | content                                                                  |
+| --------- | ------------------------------------------------------------------------ |
+| 0..453    | observation v1 of the current round (``observation.observation``)        |
+| 454       | carry margin (my finished-round points - the opponent's) / 75            |
+| 455..463  | carry margin bucket one-hot: <=-50, -49..-25, -24..-10, -9..-1, 0,       |
+|           | 1..9, 10..24, 25..49, >=50                                               |
+| 464..466  | round index one-hot (round 1, 2, 3)                                      |
+| 467       | rounds left after this one / 2                                           |
+| 468       | it is my turn                                                            |
+| 469       | I started this round                                                     |
+| 470       | deck clock: I draw the last deck card if only deck draws happen from     |
+|           | now on (deck cards left odd and I am to move, or even and I am not);     |
+|           | 0 once the match is over                                                 |
+| 471       | board-score difference this round (mine - the opponent's) / 50           |
+| 472       | projected match margin (carry margin + board difference) / 75            |
+| 473..481  | projected match margin bucket one-hot (buckets as at 455)                |
+| 482..496  | me: per colour, the ranks of the numbers above my highest number / 54,   |
+|           | 5 values each for the cards in my hand, in the discard piles, unseen by  |
+|           | me (deck or the opponent's unknown hand)                                 |
+| 497..511  | the opponent: per colour, the ranks of the numbers above their highest   |
+|           | number / 54, 5 values each for the cards known to be in their hand, in   |
+|           | the discard piles, unseen by me                                          |
+
+The privileged v2 observation (critic only) appends ``privileged.hidden_information``.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from lost_cities.cards import N_CARDS, N_COLOURS, N_HANDSHAKE_SLOTS, N_SLOTS
+from lost_cities.engine import (
+    LOC_HAND,
+    LOC_KNOWN,
+    LOC_PILE,
+    board_score,
+    seat_view,
+)
+from lost_cities.match import N_ROUNDS
+from lost_cities.observation import observation
+from lost_cities.privileged import HIDDEN_DIM, hidden_information
+
+OBS_V2_VERSION = "v2"
+OBS_V2_DIM = 512
+PRIVILEGED_V2_DIM = OBS_V2_DIM + HIDDEN_DIM
+MARGIN_SCALE = 75.0
+BOARD_SCALE = 50.0
+COLOUR_RANK_TOTAL = 54.0  # 2 + 3 + ... + 10
+# A margin m (an integer) falls in bucket i when it exceeds exactly i of these.
+MARGIN_THRESHOLDS = np.array([-50, -25, -10, -0.5, 0.5, 9.5, 24.5, 49.5], np.float32)
+N_MARGIN_BUCKETS = len(MARGIN_THRESHOLDS) + 1
+
+_SLOT_GRID = np.tile(np.arange(N_SLOTS, dtype=np.int8), (N_COLOURS, 1))
+_RANK_GRID = np.where(_SLOT_GRID >= N_HANDSHAKE_SLOTS, _SLOT_GRID - 1, 0).astype(np.float32)
+
+
+def margin_buckets(margin):
+    """float32[9]: one-hot of the margin's bucket (element-wise compares, no argmax)."""
+    above = margin > MARGIN_THRESHOLDS
+    exceeds_lower = jnp.concatenate([jnp.ones(1, bool), above])
+    exceeds_upper = jnp.concatenate([above, jnp.zeros(1, bool)])
+    return (exceeds_lower & ~exceeds_upper).astype(jnp.float32)
+
+
+def reachable_points(top, places):
+    """float32[len(places) * 5]: per place, per colour, the ranks of numbers above ``top``.
+
+    ``top`` is an expedition's highest number slot per colour (0 when it has none),
+    ``places`` are bool [5, 12] masks of card locations (``State.loc`` as a grid).
+    """
+    above = jnp.where(_SLOT_GRID > top[:, None], _RANK_GRID, 0.0)
+    return jnp.concatenate([jnp.sum(jnp.where(place, above, 0.0), axis=1) for place in places])
+
+
+def match_observation(ms, player):
+    """float32[512]: observation v2 of match state ``ms`` from ``player``'s point of view."""
+    player = jnp.asarray(player, jnp.int32)
+    opponent = 1 - player
+    state = ms.round
+    carry_margin = seat_view(ms.carry, player) - seat_view(ms.carry, opponent)
+    boards = board_score(state)
+    board_margin = seat_view(boards, player) - seat_view(boards, opponent)
+    projected = carry_margin + board_margin
+    my_turn = state.to_move == player
+    deck_left_odd = (N_CARDS - state.deck_ptr.astype(jnp.int32)) % 2 == 1
+    draws_last = (deck_left_odd == my_turn) & ~state.done
+
+    loc = state.loc.reshape(N_COLOURS, N_SLOTS)
+    in_pile = loc == LOC_PILE
+    unseen = (loc < LOC_HAND) | (loc == LOC_HAND + opponent)
+    in_my_hand = (loc == LOC_HAND + player) | (loc == LOC_KNOWN + player)
+    mine = reachable_points(seat_view(state.exp_top, player), (in_my_hand, in_pile, unseen))
+    theirs = reachable_points(
+        seat_view(state.exp_top, opponent), (loc == LOC_KNOWN + opponent, in_pile, unseen)
+    )
+    rounds = jnp.arange(N_ROUNDS)
+    match_features = jnp.concatenate(
+        [
+            (carry_margin / MARGIN_SCALE)[None],
+            margin_buckets(carry_margin),
+            (rounds == ms.round_idx).astype(jnp.float32),
+            jnp.stack(
+                [
+                    (N_ROUNDS - 1 - ms.round_idx).astype(jnp.float32) / (N_ROUNDS - 1),
+                    my_turn.astype(jnp.float32),
+                    (ms.starter == player).astype(jnp.float32),
+                    draws_last.astype(jnp.float32),
+                    board_margin / BOARD_SCALE,
+                    projected / MARGIN_SCALE,
+                ]
+            ),
+            margin_buckets(projected),
+            mine / COLOUR_RANK_TOTAL,
+            theirs / COLOUR_RANK_TOTAL,
+        ]
+    )
+    return jnp.concatenate([observation(state, player), match_features])
+
+
+def privileged_match_observation(ms, player):
+    """float32[632]: observation v2 plus the hidden information, for the critic only."""
+    return jnp.concatenate([match_observation(ms, player), hidden_information(ms.round, player)])
+
+
+batched_match_obs = jax.jit(jax.vmap(match_observation))
+batched_privileged_match_obs = jax.jit(jax.vmap(privileged_match_observation))
