@@ -1,14 +1,9 @@
 import { defineConfig } from 'vitest/config';
-import { viteStaticCopy } from 'vite-plugin-static-copy';
 
-// onnxruntime-web fetches its WebAssembly at run time; copying it into dist/ort/ (and
-// pointing ort.env.wasm.wasmPaths there) keeps the site offline and base-path independent.
+// base './': the built site works from any path. onnxruntime-web's bundle locates its
+// WebAssembly with `new URL(..., import.meta.url)`, which Vite emits into dist/assets/:
+// no CDN, so the site also works offline.
 export default defineConfig({
   base: './',
-  plugins: [
-    viteStaticCopy({
-      targets: [{ src: 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.jsep.{wasm,mjs}', dest: 'ort' }],
-    }),
-  ],
   test: { include: ['tests/**/*.test.ts'] },
 });

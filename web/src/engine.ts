@@ -99,16 +99,16 @@ export function legalMask(state: RoundState): boolean[] {
   return Array.from({ length: N_ACTIONS }, (_, action) => isLegal(state, action));
 }
 
+/** One expedition's score: 0 if empty, else (sum - 20) * (1 + wagers), plus 20 for 8+ cards. */
+export function expeditionScore(state: RoundState, seat: number, colour: number): number {
+  const count = state.expCount[seat][colour];
+  if (count === 0) return 0;
+  return (state.expSum[seat][colour] - 20) * (1 + state.expHandshakes[seat][colour]) + (count >= 8 ? 20 : 0);
+}
+
 export function boardScore(state: RoundState): PerSeat<number> {
-  const seatScore = (seat: number) => {
-    let total = 0;
-    for (let c = 0; c < N_COLOURS; c++) {
-      const count = state.expCount[seat][c];
-      if (count === 0) continue;
-      total += (state.expSum[seat][c] - 20) * (1 + state.expHandshakes[seat][c]) + (count >= 8 ? 20 : 0);
-    }
-    return total;
-  };
+  const seatScore = (seat: number) =>
+    Array.from({ length: N_COLOURS }, (_, colour) => expeditionScore(state, seat, colour)).reduce((a, b) => a + b);
   return [seatScore(0), seatScore(1)];
 }
 

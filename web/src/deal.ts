@@ -1,0 +1,43 @@
+/** Random deals for new matches: three shuffled decks and three coins (SPEC §3). */
+import { N_CARDS } from './cards';
+
+export type Random = () => number; // uniform in [0, 1)
+
+/** mulberry32: a tiny seeded generator, so that `?seed=N` replays the same deals (tests, demos). */
+export function seededRandom(seed: number): Random {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function cryptoRandom(): number {
+  return crypto.getRandomValues(new Uint32Array(1))[0] / 4294967296;
+}
+
+export function shuffledDeck(random: Random): number[] {
+  const deck = Array.from({ length: N_CARDS }, (_, i) => i);
+  for (let i = deck.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [deck[i], deck[j]] = [deck[j], deck[i]];
+  }
+  return deck;
+}
+
+export interface Deal {
+  deckOrders: number[][];
+  coins: number[];
+  humanSeat: number;
+}
+
+export function randomDeal(random: Random): Deal {
+  return {
+    deckOrders: [shuffledDeck(random), shuffledDeck(random), shuffledDeck(random)],
+    coins: [0, 1, 2].map(() => (random() < 0.5 ? 0 : 1)),
+    humanSeat: random() < 0.5 ? 0 : 1,
+  };
+}

@@ -1,0 +1,64 @@
+/** Runs the exported ONNX policy in the browser with onnxruntime-web (WebGPU when available, else WASM). */
+import * as ort from 'onnxruntime-web';
+import { N_ACTIONS } from './cards';
+import { legalMask } from './engine';
+import type { MatchState } from './match';
+import type { ObservationSpec } from './observations';
+import { type Manifest, argmaxLegal, observationFor } from './policyContract';
+
+export interface Decision {
+  action: number;
+  probs: Float32Array;
+  mask: boolean[];
+  latencyMs: number;
+}
+
+export interface Policy {
+  manifest: Manifest;
+  backend: string;
+  decide: (ms: MatchState) => Promise<Decision>;
+}
+
+async function webgpuAvailable(): Promise<boolean> {
+  const gpu = (navigator as Navigator & { gpu?: { requestAdapter: () => Promise<unknown> } }).gpu;
+  if (!gpu) return false;
+  try {
+    return (await gpu.requestAdapter()) !== null;
+  } catch {
+    return false;
+  }
+}
+
+async function createSession(modelUrl: string, preferWasm: boolean) {
+  if (!preferWasm && (await webgpuAvailable())) {
+    try {
+      return { session: await ort.InferenceSession.create(modelUrl, { executionProviders: ['webgpu'] }), backend: 'webgpu' };
+    } catch (error) {
+      console.warn('WebGPU session failed, using WebAssembly instead:', error);
+    }
+  }
+  return { session: await ort.InferenceSession.create(modelUrl, { executionProviders: ['wasm'] }), backend: 'wasm' };
+}
+
+/** Load `policy.json` and `policy.onnx` from `baseUrl`; refuses a model whose observation this page lacks. */
+export async function loadPolicy(baseUrl: string, preferWasm = false): Promise<Policy> {
+  const response = await fetch(new URL('policy.json', baseUrl));
+  if (!response.ok) throw new Error(`could not load the model manifest policy.json (HTTP ${response.status})`);
+  const manifest: Manifest = await response.json();
+  const spec: ObservationSpec = observationFor(manifest);
+  ort.env.logLevel = 'error'; // onnxruntime's start-up warnings (e.g. an unknown CPU vendor) are not the player's concern
+  ort.env.wasm.numThreads = self.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency) : 1;
+  const { session, backend } = await createSession(new URL('policy.onnx', baseUrl).href, preferWasm);
+  const decide = async (ms: MatchState): Promise<Decision> => {
+    const start = performance.now();
+    const mask = legalMask(ms.round);
+    const feeds = {
+      obs: new ort.Tensor('float32', spec.observe(ms, ms.round.toMove), [1, spec.dim]),
+      mask: new ort.Tensor('float32', Float32Array.from(mask, Number), [1, N_ACTIONS]),
+    };
+    const outputs = await session.run(feeds, ['probs']);
+    const probs = outputs.probs.data as Float32Array;
+    return { action: argmaxLegal(probs, mask), probs, mask, latencyMs: performance.now() - start };
+  };
+  return { manifest, backend, decide };
+}
