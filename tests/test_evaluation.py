@@ -11,6 +11,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from lost_cities import envs
+from lost_cities.engine import legal_action_mask
 from lost_cities.evaluation import (
     RESULTS_SCHEMA,
     SCHEMA_VERSION,
@@ -22,24 +23,30 @@ from lost_cities.evaluation import (
     run_gates,
     wilson_interval,
 )
+from lost_cities.match import MatchState
 
-ENV = envs.make("single_round")
+ENVS = {name: envs.make(name) for name in ("single_round", "match3")}
+ENV = ENVS["single_round"]
 KEY = jax.random.key(7)
 
 
-# Test-local policies written with argmax (cheap to compile) rather than the bots, so
-# the suite does not depend on lost_cities.bots and stays within its time share.
+def _legal(state):
+    return legal_action_mask(state.round if isinstance(state, MatchState) else state)
+
+
+# Test-local policies for both envs, written with argmax (cheap to compile) rather than
+# the bots, so the suite does not depend on lost_cities.bots and stays within its share.
 def first_legal(state, rng):
-    return jnp.argmax(ENV.legal_mask(state))
+    return jnp.argmax(_legal(state))
 
 
 def last_legal(state, rng):
-    return 95 - jnp.argmax(ENV.legal_mask(state)[::-1])
+    return 95 - jnp.argmax(_legal(state)[::-1])
 
 
 def uniform_random(state, rng):
     noise = jax.random.uniform(rng, (96,))
-    return jnp.argmax(jnp.where(ENV.legal_mask(state), noise, -1.0))
+    return jnp.argmax(jnp.where(_legal(state), noise, -1.0))
 
 
 def always_zero(state, rng):
@@ -89,33 +96,65 @@ def test_deal_bank_v1_never_changes():
 V1_DIGEST = "861bda5a38963b87ba49e05f631e120c3850241839af0b21eddb7e79e6bb5abe"
 
 
-def _reference_margin(deck_orders, coins, seat0_policy, seat1_policy):
-    """One game stepped in Python, one jitted ply at a time (independent of the batched loop)."""
-    state = ENV.init_from_deal(jnp.asarray(deck_orders), jnp.asarray(coins))
-    step, to_move, done = jax.jit(ENV.step), jax.jit(ENV.to_move), jax.jit(ENV.done)
+def _reference_game(env, deck_orders, coins, seat0_policy, seat1_policy):
+    """One game stepped in Python, one jitted ply at a time (independent of the batched loop).
+
+    Returns seat 0's final margin and per round: seat 0's margin (from the match carry)
+    and the plies; then discard-pile draws per seat, and per seat the expeditions opened
+    and handshakes played in the last round.
+    """
+    state = env.init_from_deal(jnp.asarray(deck_orders), jnp.asarray(coins))
+    step, to_move, done = jax.jit(env.step), jax.jit(env.to_move), jax.jit(env.done)
     policies = (jax.jit(seat0_policy), jax.jit(seat1_policy))
-    plies = 0
+    round_plies, round_margins, pile_draws = [0], [], [0, 0]
     while not bool(done(state)):
-        state, _, _ = step(state, policies[int(to_move(state))](state, KEY))
-        plies += 1
-    return float(ENV.final_margin(state)[0]), plies
+        seat = int(to_move(state))
+        action = int(policies[seat](state, KEY))
+        round_idx = int(state.round_idx) if env.rounds > 1 else 0
+        state, _, _ = step(state, action)
+        pile_draws[seat] += action % 6 != 0
+        round_plies[-1] += 1
+        if env.rounds > 1 and (int(state.round_idx) > round_idx or bool(done(state))):
+            round_margins.append(float(state.carry[0] - state.carry[1]) - sum(round_margins))
+            round_plies.append(0)
+    if env.rounds > 1:
+        round_plies.pop()
+    else:
+        round_margins = [float(env.final_margin(state)[0])]
+    last = env.round_state(state)
+    expeditions = [int((last.exp_count[p] > 0).sum()) for p in (0, 1)]
+    handshakes = [int(last.exp_handshakes[p].sum()) for p in (0, 1)]
+    return float(env.final_margin(state)[0]), round_margins, round_plies, pile_draws, expeditions, handshakes
 
 
-def test_duplicate_pairs_each_deal_with_seats_swapped():
+@pytest.mark.parametrize("env_name", ENVS)
+def test_duplicate_pairs_each_deal_with_seats_swapped(env_name):
+    env = ENVS[env_name]
     deck_orders, coins = deal_bank(3)
-    games = play_duplicate(ENV, first_legal, last_legal, deck_orders, coins, KEY, batch_size=2)
+    games = play_duplicate(env, first_legal, last_legal, deck_orders, coins, KEY, batch_size=2)
     for deal in range(3):
-        margin, plies = _reference_margin(deck_orders[deal], coins[deal], first_legal, last_legal)
-        assert games["margin_a"][2 * deal] == margin  # A in seat 0
-        assert games["round_plies"][2 * deal, 0] == plies
-        mirrored, mirrored_plies = _reference_margin(deck_orders[deal], coins[deal], last_legal, first_legal)
-        assert games["margin_a"][2 * deal + 1] == -mirrored  # A in seat 1: seat 0's margin negated
-        assert games["round_plies"][2 * deal + 1, 0] == mirrored_plies
+        for seat_a, seats in ((0, (first_legal, last_legal)), (1, (last_legal, first_legal))):
+            game = 2 * deal + seat_a
+            sign = 1 if seat_a == 0 else -1
+            margin, round_margins, plies, pile_draws, expeditions, handshakes = _reference_game(
+                env, deck_orders[deal], coins[deal], *seats
+            )
+            assert games["margin_a"][game] == sign * margin
+            assert games["round_margin_a"][game].tolist() == [sign * m for m in round_margins]
+            assert games["round_plies"][game].tolist() == plies
+            assert games["pile_draws_a"][game] == pile_draws[seat_a]
+            assert games["pile_draws_b"][game] == pile_draws[1 - seat_a]
+            assert games["last_round_expeditions_a"][game] == expeditions[seat_a]
+            assert games["last_round_handshakes_a"][game] == handshakes[seat_a]
+    assert games["pile_draws_a"].sum() + games["pile_draws_b"].sum() > 0  # the draw count was exercised
 
 
-def test_identical_deterministic_policies_mirrored_are_exactly_even():
+@pytest.mark.parametrize("env_name", ENVS)
+def test_identical_deterministic_policies_mirrored_are_exactly_even(env_name):
     deck_orders, coins = deal_bank(16)
-    results = duplicate_evaluate(ENV, first_legal, first_legal, deck_orders, coins, KEY, batch_size=16)
+    results = duplicate_evaluate(
+        ENVS[env_name], first_legal, first_legal, deck_orders, coins, KEY, batch_size=16
+    )
     assert results["win_rate"] == 0.5
     assert results["margin_mean"] == 0.0
     assert results["margin_lower"] == 0.0 and results["margin_upper"] == 0.0
@@ -130,7 +169,9 @@ def test_random_against_random_is_even_within_its_interval():
     that favours one policy moves the estimate by far more than the interval's width.
     """
     deck_orders, coins = deal_bank(150)
-    results = duplicate_evaluate(ENV, uniform_random, uniform_random, deck_orders, coins, KEY, batch_size=150)
+    results = duplicate_evaluate(
+        ENVS["match3"], uniform_random, uniform_random, deck_orders, coins, KEY, batch_size=150
+    )
     assert results["win_rate_lower"] <= 0.5 <= results["win_rate_upper"]
     assert results["margin_lower"] <= 0.0 <= results["margin_upper"]
     assert results["win_rate_upper"] - results["win_rate_lower"] < 0.15
@@ -153,6 +194,8 @@ SCHEMA = {
     "margin_upper": float,
     "plies_per_round": float,
     "max_steps_rate": float,
+    "pile_draws_per_round_a": float,
+    "pile_draws_per_round_b": float,
     "max_steps_games": int,
     "natural_games": int,
     "natural_win_rate": float,
@@ -174,17 +217,20 @@ ROUND_SCHEMA = {
 
 def test_results_follow_the_documented_schema():
     deck_orders, coins = deal_bank(4)
-    results = duplicate_evaluate(ENV, first_legal, last_legal, deck_orders, coins, KEY, batch_size=4)
+    results = duplicate_evaluate(
+        ENVS["match3"], first_legal, last_legal, deck_orders, coins, KEY, batch_size=2
+    )
     assert results["schema_version"] == SCHEMA_VERSION == 1
     assert {key: type(value) for key, value in results.items()} == SCHEMA
-    assert [type(r) for r in results["rounds"]] == [dict] * ENV.rounds
+    assert [type(r) for r in results["rounds"]] == [dict] * 3
     for r in results["rounds"]:
         assert {key: type(value) for key, value in r.items()} == ROUND_SCHEMA
     for key in [*SCHEMA, *ROUND_SCHEMA]:
         assert f"``{key}``" in RESULTS_SCHEMA, f"{key} is not documented"
     assert json.loads(json.dumps(results, allow_nan=False)) == results
     assert results["games"] == 8 == results["wins"] + results["draws"] + results["losses"]
-    assert results["rounds"][0]["margin_mean"] == results["margin_mean"]  # one round: the whole game
+    assert sum(r["margin_mean"] for r in results["rounds"]) == pytest.approx(results["margin_mean"])
+    assert [r["round"] for r in results["rounds"]] == [1, 2, 3]
 
 
 def test_an_illegal_action_is_a_clear_error():

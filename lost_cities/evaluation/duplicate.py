@@ -22,7 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.tree_util import Partial
 
-from lost_cities.cards import MAX_STEPS
+from lost_cities.cards import MAX_STEPS, N_DRAW_SOURCES
 from lost_cities.evaluation.stats import mean_interval, wilson_interval
 
 SCHEMA_VERSION = 1
@@ -42,6 +42,8 @@ Results of :func:`duplicate_evaluate` (schema_version 1); all from policy A's si
   (the deals are the independent units); ``None`` with fewer than two deals.
 - ``plies_per_round`` float: mean placements per round over all rounds played.
 - ``max_steps_rate`` float: fraction of rounds that ended by hitting ``MAX_STEPS``.
+- ``pile_draws_per_round_a`` / ``pile_draws_per_round_b`` float: discard-pile
+  draws per round by A / by B (stalling shows up here first).
 - ``max_steps_games`` int: games with at least one such round.
 - ``natural_games`` int: games in which no round hit ``MAX_STEPS``;
   ``natural_win_rate`` (``None`` when there are none) with ``natural_win_rate_lower``
@@ -65,6 +67,7 @@ def _play_game_ply(env, policy_a, policy_b, game, deal_key, seat_a, t):
     a_moves = env.to_move(state) == seat_a
     action = jnp.where(a_moves, policy_a(state, key_a), policy_b(state, key_b))
     next_state, _, next_done = env.step(state, action)
+    from_pile = action % N_DRAW_SOURCES != 0
 
     was_done = env.done(state)
     plies = env.round_state(state).plies
@@ -83,20 +86,29 @@ def _play_game_ply(env, policy_a, policy_b, game, deal_key, seat_a, t):
         ),
         "round_plies": jnp.where(this_round, plies + 1, game["round_plies"]),
         "margin_at_round_start": jnp.where(round_end, margin_now, game["margin_at_round_start"]),
+        "pile_draws_a": game["pile_draws_a"] + (moved & a_moves & from_pile),
+        "pile_draws_b": game["pile_draws_b"] + (moved & ~a_moves & from_pile),
         "illegal_a": game["illegal_a"] | (~was_done & ~moved & a_moves),
         "illegal_b": game["illegal_b"] | (~was_done & ~moved & ~a_moves),
     }
 
 
-def _play_chunk(env, policy_a, policy_b, deck_orders, coins, deal_keys, seat_a):
-    """Play games to the end; all arguments but ``env`` carry a leading games axis."""
+def _play_chunk(env, start, policy_a, policy_b, deck_orders, coins, deal_keys, seat_a):
+    """Play games to the end; the arrays carry a leading games axis.
+
+    Games start from ``env.init_from_deal`` or, when given, ``start(deck_orders,
+    coins, seat_a)`` per game (a ``Partial``, for probes that start mid-match).
+    """
     n_games = seat_a.shape[0]
+    init = env.init_from_deal if start is None else start
     games = {
-        "state": jax.vmap(env.init_from_deal)(deck_orders, coins),
+        "state": jax.vmap(init)(deck_orders, coins, *(() if start is None else (seat_a,))),
         "round_idx": jnp.zeros(n_games, jnp.int32),
         "round_margin": jnp.zeros((n_games, env.rounds), jnp.float32),
         "round_plies": jnp.zeros((n_games, env.rounds), jnp.int32),
         "margin_at_round_start": jnp.zeros(n_games, jnp.float32),
+        "pile_draws_a": jnp.zeros(n_games, jnp.int32),
+        "pile_draws_b": jnp.zeros(n_games, jnp.int32),
         "illegal_a": jnp.zeros(n_games, bool),
         "illegal_b": jnp.zeros(n_games, bool),
     }
@@ -115,8 +127,14 @@ def _play_chunk(env, policy_a, policy_b, deck_orders, coins, deal_keys, seat_a):
     _, games = jax.lax.while_loop(running, advance, (jnp.int32(0), games))
     final_margin = jax.vmap(env.final_margin)(games["state"])[:, 0]
     sign = jnp.where(seat_a == 0, 1.0, -1.0)
+    last_round = jax.vmap(env.round_state)(games["state"])
+    a_column = (jnp.arange(2) == seat_a[:, None])[:, :, None]  # [games, seat, 1]
     return {
         "done": jax.vmap(env.done)(games["state"]),
+        "pile_draws_a": games["pile_draws_a"],
+        "pile_draws_b": games["pile_draws_b"],
+        "last_round_expeditions_a": jnp.sum(a_column & (last_round.exp_count > 0), axis=(1, 2)),
+        "last_round_handshakes_a": jnp.sum(jnp.where(a_column, last_round.exp_handshakes, 0), axis=(1, 2)),
         "margin_a": sign * final_margin,
         "round_margin_a": sign[:, None] * games["round_margin"],
         "round_plies": games["round_plies"],
@@ -132,10 +150,13 @@ def _deal_keys(key, first, count):
     return jax.vmap(jax.random.fold_in, in_axes=(None, 0))(key, jnp.arange(first, first + count))
 
 
-def play_duplicate(env, policy_a, policy_b, deck_orders, coins, key, batch_size=1000, progress=None):
+def play_duplicate(
+    env, policy_a, policy_b, deck_orders, coins, key, batch_size=1000, progress=None, start=None
+):
     """Raw per-game arrays of a duplicate evaluation, games ordered ``[deal, seat of A]``.
 
-    ``progress``, if given, is called with the number of deals finished after each chunk.
+    ``progress``, if given, is called with the number of deals finished after each chunk;
+    ``start`` replaces ``env.init_from_deal`` (see ``_play_chunk``).
     """
     deck_orders = np.asarray(deck_orders, np.int32)
     coins = np.asarray(coins, np.int32)
@@ -146,6 +167,7 @@ def play_duplicate(env, policy_a, policy_b, deck_orders, coins, key, batch_size=
             f"got {deck_orders.shape} and {coins.shape}"
         )
     policy_a, policy_b = _as_partial(policy_a), _as_partial(policy_b)
+    start = None if start is None else _as_partial(start)
     batch_size = max(1, min(int(batch_size), n_deals))
     chunks = []
     for first in range(0, n_deals, batch_size):
@@ -154,7 +176,7 @@ def play_duplicate(env, policy_a, policy_b, deck_orders, coins, key, batch_size=
         seat_a = jnp.tile(jnp.array([0, 1], jnp.int32), batch_size)
         deal_keys = jnp.repeat(_deal_keys(key, first, batch_size), 2, axis=0)
         out = _play_chunk_jit(
-            env, policy_a, policy_b, deck_orders[games_deals], coins[games_deals], deal_keys, seat_a
+            env, start, policy_a, policy_b, deck_orders[games_deals], coins[games_deals], deal_keys, seat_a
         )
         kept = 2 * min(batch_size, n_deals - first)
         chunks.append({name: np.asarray(value)[:kept] for name, value in out.items()})
@@ -225,6 +247,8 @@ def summarise(games, env_name):
         "margin_upper": margin_upper,
         "plies_per_round": float(plies.mean()),
         "max_steps_rate": float(hit_max.mean()),
+        "pile_draws_per_round_a": float(games["pile_draws_a"].sum() / plies.size),
+        "pile_draws_per_round_b": float(games["pile_draws_b"].sum() / plies.size),
         "max_steps_games": int((~natural).sum()),
         "natural_games": int(natural.sum()),
         "natural_win_rate": natural_rate,
