@@ -13,6 +13,14 @@ element-wise loops):
 - ``piles[c, i]``: the discard pile of colour ``c`` as a stack, ``-1`` when empty.
 - ``exp_*[p, c]``: expedition summaries (highest number slot, sum of numbers,
   handshakes, card count): all that legality and scoring need.
+
+Every function is written for one game but also accepts states whose arrays carry
+extra *trailing* batch axes (``loc[60, B]``, ``to_move[B]``): constants are shaped to
+broadcast from the left and reductions run over leading axes. ``jax.vmap`` (batch
+first, the public ``batched_*`` API) works as usual; hot loops that keep the batch
+last get plain element-wise loops over contiguous batch rows, which XLA:CPU runs
+several times faster than vmap's batch-major layout with its reductions over short
+minor axes.
 """
 
 import jax
@@ -27,6 +35,7 @@ from lost_cities.cards import (
     N_ACTIONS,
     N_CARDS,
     N_COLOURS,
+    N_DRAW_SOURCES,
     N_HANDSHAKE_SLOTS,
     N_SLOTS,
     decode_action,
@@ -61,64 +70,72 @@ class State:
     done: jax.Array  # bool
 
 
+def _shaped(values, shape, like):
+    """Constant ``values`` reshaped to ``shape`` plus one unit axis per batch axis of ``like``."""
+    return values.reshape(shape + (1,) * jnp.ndim(like))
+
+
 def seat_view(x, player):
     """``x[player]`` for a per-seat array, as a select (cheap under vmap)."""
     return jnp.where(player == 0, x[0], x[1])
 
 
 def _sorted_members(member):
-    """Ids of the 8 cards where ``member`` is true, ascending."""
-    index = jnp.cumsum(member.astype(jnp.int32)) - 1
-    hit = member[None, :] & (index[None, :] == HAND_INDEX[:, None].astype(jnp.int32))
-    return jnp.sum(jnp.where(hit, CARD_IDS[None, :], 0), axis=1).astype(jnp.int8)
+    """Ids of the 8 cards where ``member[60, ...]`` is true, ascending."""
+    index = jnp.cumsum(member.astype(jnp.int32), axis=0) - 1
+    slots = _shaped(HAND_INDEX.astype(jnp.int32), (HAND_SIZE, 1), member[0])
+    hit = member[None] & (index[None] == slots)
+    ids = _shaped(CARD_IDS, (1, N_CARDS), member[0])
+    return jnp.sum(jnp.where(hit, ids, 0), axis=1).astype(jnp.int8)
 
 
 def reset_from_positions(positions, first_player=0):
     """Deal a round from ``positions[c]``, card ``c``'s index in the deck order."""
     positions = jnp.asarray(positions, jnp.int8)
+    batch = positions.shape[1:]
     seat0 = positions < HAND_SIZE
     seat1 = (positions >= HAND_SIZE) & (positions < DEALT)
     loc = jnp.where(seat0, LOC_HAND, jnp.where(seat1, LOC_HAND + 1, positions))
-    zeros = jnp.zeros((2, N_COLOURS), jnp.int8)
+    zeros = jnp.zeros((2, N_COLOURS) + batch, jnp.int8)
     return State(
         loc=loc.astype(jnp.int8),
         hands=jnp.stack([_sorted_members(seat0), _sorted_members(seat1)]),
-        piles=jnp.full((N_COLOURS, N_SLOTS), EMPTY, jnp.int8),
-        pile_size=jnp.zeros(N_COLOURS, jnp.int8),
+        piles=jnp.full((N_COLOURS, N_SLOTS) + batch, EMPTY, jnp.int8),
+        pile_size=jnp.zeros((N_COLOURS,) + batch, jnp.int8),
         exp_top=zeros,
         exp_sum=zeros,
         exp_handshakes=zeros,
         exp_count=zeros,
-        deck_ptr=jnp.int8(DEALT),
-        plies=jnp.int32(0),
-        to_move=jnp.asarray(first_player, jnp.int32),
-        done=jnp.bool_(False),
+        deck_ptr=jnp.full(batch, DEALT, jnp.int8),
+        plies=jnp.zeros(batch, jnp.int32),
+        to_move=jnp.broadcast_to(jnp.asarray(first_player, jnp.int32), batch),
+        done=jnp.zeros(batch, bool),
     )
 
 
 def positions_from_order(deck_order):
     """Inverse permutation: the deck index of every card id."""
     deck_order = jnp.asarray(deck_order, jnp.int32)
-    hit = deck_order[None, :] == jnp.arange(N_CARDS, dtype=jnp.int32)[:, None]
-    return jnp.sum(jnp.where(hit, jnp.arange(N_CARDS), 0), axis=1).astype(jnp.int8)
+    cards = _shaped(jnp.arange(N_CARDS, dtype=jnp.int32), (N_CARDS, 1), deck_order[0])
+    index = _shaped(jnp.arange(N_CARDS, dtype=jnp.int32), (1, N_CARDS), deck_order[0])
+    hit = deck_order[None] == cards
+    return jnp.sum(jnp.where(hit, index, 0), axis=1).astype(jnp.int8)
 
 
 def reset_from_order(deck_order, first_player=0):
     return reset_from_positions(positions_from_order(deck_order), first_player)
 
 
-def shuffled_positions(rng):
-    """A uniformly random deck, as every card's deck index.
+def shuffled_positions(rng, batch_shape=()):
+    """Uniformly random decks, as every card's deck index (``int8[60, *batch_shape]``).
 
     Ranks of 60 random 32-bit keys (ties broken by card id), computed by pairwise
     comparison: for 60 items this fuses into one element-wise loop and is much
-    cheaper under vmap than XLA's sort behind ``jax.random.permutation``.
+    cheaper than XLA's sort behind ``jax.random.permutation``.
     """
-    keys = jax.random.bits(rng, (N_CARDS,), jnp.uint32)
-    ids = jnp.arange(N_CARDS)
-    before = (keys[None, :] < keys[:, None]) | (
-        (keys[None, :] == keys[:, None]) & (ids[None, :] < ids[:, None])
-    )
+    keys = jax.random.bits(rng, (N_CARDS,) + tuple(batch_shape), jnp.uint32)
+    ids = _shaped(jnp.arange(N_CARDS), (N_CARDS,), keys[0])
+    before = (keys[None] < keys[:, None]) | ((keys[None] == keys[:, None]) & (ids[None] < ids[:, None]))
     return jnp.sum(before, axis=1).astype(jnp.int8)
 
 
@@ -127,37 +144,92 @@ def reset(rng):
     return reset_from_positions(shuffled_positions(rng))
 
 
-def _hand_columns(hand):
-    colour = hand // N_SLOTS
-    slot = hand % N_SLOTS
-    return colour, slot
-
-
 def _play_ok(hand, exp_top):
     """Whether each hand card can be played on the mover's expedition.
 
     A handshake needs an expedition with no number (top 0); a number must exceed the
     top. Keying handshakes as 1 makes both one comparison: ``key > top``.
     """
-    colour, slot = _hand_columns(hand)
+    colour = hand // N_SLOTS
+    slot = hand % N_SLOTS
     key = jnp.where(slot >= N_HANDSHAKE_SLOTS, slot, 1)
-    top = jnp.sum(jnp.where(colour[:, None] == COLOURS[None, :], exp_top[None, :], 0), axis=1)
+    top = sum(jnp.where(colour == c, exp_top[c][None], 0) for c in range(N_COLOURS))
     return key > top
 
 
 def legal_action_mask(state):
     """bool[96]: legal actions of the seat to move (all false once the round is done)."""
-    hand = seat_view(state.hands, state.to_move)
-    colour, _ = _hand_columns(hand)
-    play_ok = _play_ok(hand, seat_view(state.exp_top, state.to_move))
-    place_ok = jnp.stack([play_ok, jnp.ones_like(play_ok)], axis=1)  # [8, 2]
+    player = state.to_move
+    hand = seat_view(state.hands, player)
+    play_ok = _play_ok(hand, seat_view(state.exp_top, player))
+    draw_ok = jnp.concatenate([jnp.ones((1,) + player.shape, bool), state.pile_size > 0])  # [6]
+    colours = _shaped(COLOURS, (1, N_COLOURS), player)
+    redraw = jnp.concatenate(
+        [jnp.zeros((HAND_SIZE, 1) + player.shape, bool), (hand // N_SLOTS)[:, None] == colours], axis=1
+    )
+    play = play_ok[:, None] & draw_ok[None]
+    discard = draw_ok[None] & ~redraw
+    mask = jnp.stack([play, discard], axis=1)  # [8, 2, 6]
+    return mask.reshape((N_ACTIONS,) + player.shape) & ~state.done
+
+
+def _locate(counts, k):
+    """For items with ``counts[n, ...]``, the item holding the k-th unit and k's offset in it.
+
+    The inclusive prefix sums come from one small triangular matmul: XLA:CPU's cumsum is
+    quadratic, and a sequential scan of selects fuses into a chain that XLA re-evaluates
+    many times over.
+    """
+    n = counts.shape[0]
+    lower = jnp.tril(jnp.ones((n, n), jnp.float32))
+    inclusive = jnp.tensordot(lower, counts.astype(jnp.float32), axes=1).astype(jnp.int32)
+    item = jnp.sum((inclusive <= k).astype(jnp.int32), axis=0)
+    index = _shaped(jnp.arange(n), (n,), k)
+    before = jnp.sum(jnp.where(index == item, inclusive - counts, 0), axis=0)
+    return item, k - before
+
+
+def _legal_draws(state):
+    """int32[16]: legal draw sources per (hand slot, place type) of the seat to move."""
+    player = state.to_move
+    hand = seat_view(state.hands, player)
+    colour = hand // N_SLOTS
+    play_ok = _play_ok(hand, seat_view(state.exp_top, player))
     pile_ok = state.pile_size > 0
-    draw_ok = jnp.concatenate([jnp.ones((1,), bool), pile_ok])  # [6]
-    discarded_here = colour[:, None] == COLOURS[None, :]  # [8, 5]
-    redraw = jnp.concatenate([jnp.zeros((HAND_SIZE, 1), bool), discarded_here], axis=1)
-    mask = place_ok[:, :, None] & draw_ok[None, None, :]
-    mask = mask.at[:, 1, :].set(mask[:, 1, :] & ~redraw)
-    return mask.reshape(N_ACTIONS) & ~state.done
+    piles_open = jnp.sum(pile_ok.astype(jnp.int32), axis=0)
+    own_pile_open = sum(jnp.where(colour == c, pile_ok[c][None], False) for c in range(N_COLOURS))
+    draws = jnp.stack(
+        [jnp.where(play_ok, 1 + piles_open, 0), 1 + piles_open - own_pile_open.astype(jnp.int32)], axis=1
+    )
+    return draws.reshape((2 * HAND_SIZE,) + player.shape), colour, pile_ok
+
+
+def legal_action_count(state):
+    """int32: the number of legal actions (0 once the round is done)."""
+    draws, _, _ = _legal_draws(state)
+    return jnp.where(state.done, 0, jnp.sum(draws, axis=0))
+
+
+def kth_legal_action(state, k):
+    """The k-th (0-based, in action order) legal action of the seat to move.
+
+    Found from the mask's structure (which hand cards can be placed where, which piles
+    can be drawn) rather than from the 96-entry mask, which on XLA:CPU costs more to
+    materialise and search than the engine step itself.
+    """
+    player = state.to_move
+    draws, colour, pile_ok = _legal_draws(state)
+    k = jnp.broadcast_to(jnp.asarray(k, jnp.int32), player.shape)
+    placement, k = _locate(draws, k)
+    discard = placement % 2 == 1
+    hand_index = _shaped(HAND_INDEX, (HAND_SIZE,), player)
+    placed_colour = jnp.sum(jnp.where(hand_index == placement // 2, colour, 0), axis=0)
+    colours = _shaped(COLOURS, (N_COLOURS,), player)
+    open_sources = jnp.concatenate(
+        [jnp.ones((1,) + player.shape, bool), pile_ok & ~(discard & (colours == placed_colour))]
+    )
+    source, _ = _locate(open_sources, k)
+    return placement * N_DRAW_SOURCES + source
 
 
 def board_score(state):
@@ -176,10 +248,10 @@ def score(state):
 
 def _insert_sorted(hand, remove_index, card):
     """``hand`` without its ``remove_index``-th card, with ``card`` inserted in order."""
-    i = jnp.arange(HAND_SIZE - 1)
+    i = _shaped(jnp.arange(HAND_SIZE - 1), (HAND_SIZE - 1,), card)
     rest = jnp.where(i < remove_index, hand[:-1], hand[1:])
-    pos = jnp.sum(rest < card)
-    j = jnp.arange(HAND_SIZE)
+    pos = jnp.sum(rest < card, axis=0)
+    j = _shaped(jnp.arange(HAND_SIZE), (HAND_SIZE,), card)
     left = jnp.concatenate([rest, rest[-1:]])
     right = jnp.concatenate([rest[:1], rest])
     return jnp.where(j < pos, left, jnp.where(j == pos, card, right))
@@ -194,17 +266,25 @@ def step(state, action):
     action = jnp.asarray(action, jnp.int32)
     hand_slot, place_type, draw_source = decode_action(action)
     player = state.to_move
+    hand_index = _shaped(HAND_INDEX, (HAND_SIZE,), player)
+    colours = _shaped(COLOURS, (N_COLOURS,), player)
+    depth = _shaped(PILE_DEPTH, (1, N_SLOTS), player)
+    card_ids = _shaped(CARD_IDS, (N_CARDS,), player)
+    seats = _shaped(SEATS, (2, 1), player)
+
     hand = seat_view(state.hands, player)
-    card = jnp.sum(jnp.where(HAND_INDEX == hand_slot, hand, 0)).astype(jnp.int8)
+    at_slot = hand_index == hand_slot
+    card = jnp.sum(jnp.where(at_slot, hand, 0), axis=0).astype(jnp.int8)
     colour = card // N_SLOTS
     slot = card % N_SLOTS
     is_number = slot >= N_HANDSHAKE_SLOTS
 
     pile_colour = (draw_source - 1).astype(jnp.int8)
     from_deck = draw_source == 0
+    is_pile_colour = colours == pile_colour
     pile_size = state.pile_size
-    play_ok = jnp.any((HAND_INDEX == hand_slot) & _play_ok(hand, seat_view(state.exp_top, player)))
-    draw_pile_size = jnp.sum(jnp.where(COLOURS == pile_colour, pile_size, 0))
+    play_ok = jnp.any(at_slot & _play_ok(hand, seat_view(state.exp_top, player)), axis=0)
+    draw_pile_size = jnp.sum(jnp.where(is_pile_colour, pile_size, 0), axis=0)
     legal = (
         (action >= 0)
         & (action < N_ACTIONS)
@@ -216,32 +296,32 @@ def step(state, action):
     discard = live & (place_type == 1)
 
     # Place the card.
-    on_expedition = (SEATS[:, None] == player) & (COLOURS[None, :] == colour) & play
+    is_colour = colours == colour
+    on_expedition = (seats == player) & is_colour[None] & play
     exp_top = jnp.where(on_expedition & is_number, slot, state.exp_top)
     exp_sum = state.exp_sum + jnp.where(on_expedition & is_number, slot - 1, 0).astype(jnp.int8)
     exp_handshakes = state.exp_handshakes + (on_expedition & ~is_number).astype(jnp.int8)
     exp_count = state.exp_count + on_expedition.astype(jnp.int8)
-    is_colour = COLOURS == colour
-    push_at = is_colour[:, None] & (PILE_DEPTH[None, :] == pile_size[:, None]) & discard
+    push_at = is_colour[:, None] & (depth == pile_size[:, None]) & discard
     piles = jnp.where(push_at, card, state.piles)
     pile_size = pile_size + (is_colour & discard).astype(jnp.int8)
 
     # Draw a card.
     take_deck = live & from_deck
     take_pile = live & ~from_deck
-    deck_card = jnp.sum(jnp.where(state.loc == state.deck_ptr, CARD_IDS, 0)).astype(jnp.int8)
-    pop_at = (COLOURS == pile_colour)[:, None] & (PILE_DEPTH[None, :] == pile_size[:, None] - 1) & take_pile
-    pile_card = jnp.sum(jnp.where(pop_at, piles, 0)).astype(jnp.int8)
+    deck_card = jnp.sum(jnp.where(state.loc == state.deck_ptr, card_ids, 0), axis=0).astype(jnp.int8)
+    pop_at = is_pile_colour[:, None] & (depth == pile_size[:, None] - 1) & take_pile
+    pile_card = jnp.sum(jnp.where(pop_at, piles, 0), axis=(0, 1)).astype(jnp.int8)
     piles = jnp.where(pop_at, EMPTY, piles)
-    pile_size = pile_size - ((COLOURS == pile_colour) & take_pile).astype(jnp.int8)
+    pile_size = pile_size - (is_pile_colour & take_pile).astype(jnp.int8)
     new_card = jnp.where(from_deck, deck_card, pile_card)
 
     placed_code = jnp.where(play, LOC_EXPEDITION, LOC_PILE) + player
     drawn_code = jnp.where(from_deck, LOC_HAND, LOC_KNOWN) + player
-    loc = jnp.where(live & (CARD_IDS == card), placed_code, state.loc)
-    loc = jnp.where(live & (CARD_IDS == new_card), drawn_code, loc).astype(jnp.int8)
+    loc = jnp.where(live & (card_ids == card), placed_code, state.loc)
+    loc = jnp.where(live & (card_ids == new_card), drawn_code, loc).astype(jnp.int8)
     new_hand = _insert_sorted(hand, hand_slot, new_card)
-    hands = jnp.where(live & (SEATS[:, None] == player), new_hand[None, :], state.hands)
+    hands = jnp.where(live & (seats == player), new_hand[None], state.hands)
 
     deck_ptr = state.deck_ptr + take_deck.astype(jnp.int8)
     plies = state.plies + live.astype(jnp.int32)

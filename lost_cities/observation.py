@@ -24,6 +24,7 @@ from lost_cities.engine import (
     LOC_KNOWN,
     LOC_PILE,
     PILE_DEPTH,
+    _shaped,
     board_score,
     seat_view,
 )
@@ -37,18 +38,19 @@ SCORE_SCALE = 780.0
 
 def pile_tops(state):
     """int8[5]: the top card of each discard pile, -1 where empty."""
-    at_top = PILE_DEPTH[None, :] == state.pile_size[:, None] - 1
+    depth = _shaped(PILE_DEPTH, (1, N_SLOTS), state.to_move)
+    at_top = depth == state.pile_size[:, None] - 1
     return jnp.sum(jnp.where(at_top, state.piles + 1, 0), axis=1).astype(jnp.int8) - 1
 
 
 def card_channels(state, player):
     """bool[60, 7]: each card's channel from ``player``'s point of view."""
+    player = jnp.broadcast_to(jnp.asarray(player, jnp.int32), state.to_move.shape)
     opponent = 1 - player
     loc = state.loc
     in_pile = loc == LOC_PILE
-    is_top = (
-        jnp.arange(N_CARDS, dtype=jnp.int8).reshape(N_COLOURS, N_SLOTS) == pile_tops(state)[:, None]
-    ).reshape(N_CARDS)
+    ids = _shaped(jnp.arange(N_CARDS, dtype=jnp.int8), (N_COLOURS, N_SLOTS), player)
+    is_top = (ids == pile_tops(state)[:, None]).reshape(loc.shape)
     return jnp.stack(
         [
             (loc == LOC_HAND + player) | (loc == LOC_KNOWN + player),
@@ -78,9 +80,9 @@ def expedition_features(state, seat):
 
 def observation(state, player):
     """float32[454]: observation v1 of ``state`` from ``player``'s point of view."""
-    player = jnp.asarray(player, jnp.int32)
+    player = jnp.broadcast_to(jnp.asarray(player, jnp.int32), state.to_move.shape)
     opponent = 1 - player
-    unknown_opponent_cards = jnp.sum(state.loc == LOC_HAND + opponent)
+    unknown_opponent_cards = jnp.sum(state.loc == LOC_HAND + opponent, axis=0)
     boards = board_score(state)
     margin = seat_view(boards, player) - seat_view(boards, opponent)
     scalars = jnp.concatenate(
@@ -97,5 +99,5 @@ def observation(state, player):
             (margin / SCORE_SCALE)[None],
         ]
     )
-    cards = card_channels(state, player).astype(jnp.float32).reshape(N_CARD_FEATURES)
-    return jnp.concatenate([cards, scalars])
+    cards = card_channels(state, player).astype(jnp.float32)
+    return jnp.concatenate([cards.reshape((N_CARD_FEATURES,) + player.shape), scalars])

@@ -1,26 +1,61 @@
-"""Sampling helpers shared by scripted policies and the benchmark."""
+"""Sampling helpers shared by scripted policies and the benchmark.
+
+Like the engine, these accept extra trailing batch axes (``mask[96, B]``).
+"""
 
 import jax
 import jax.numpy as jnp
 
+from lost_cities.engine import kth_legal_action, legal_action_count
+
+_WORD = 32
+
+
+def _select_in_word(word, k):
+    """Bit index of the k-th (0-based) set bit of uint32 ``word``, by binary search."""
+    position = jnp.zeros_like(k)
+    for width in (16, 8, 4, 2, 1):
+        count = jax.lax.population_count(word & jnp.uint32((1 << width) - 1)).astype(jnp.int32)
+        skip = k >= count
+        k = jnp.where(skip, k - count, k)
+        word = jnp.where(skip, word >> width, word)
+        position = position + jnp.where(skip, width, 0)
+    return position
+
 
 def kth_true(mask, k):
-    """Index of the k-th (0-based) true entry of a bool vector (0 if there is none).
+    """Index of the k-th (0-based) true entry of ``mask[n, ...]`` (n a multiple of 32).
 
-    Written as an unrolled scan over the entries: under vmap this fuses into one
-    element-wise loop, whereas XLA's CPU cumsum (quadratic) and argmax (a variadic
-    reduce) each cost more than a whole engine step.
+    The mask is packed into 32-bit words and the entry found with population counts.
+    XLA:CPU's cumsum over a short axis is quadratic and its argmax a slow variadic
+    reduce; either made random play cost more than the engine step itself.
     """
+    n_words = mask.shape[0] // _WORD
+    batch = mask.shape[1:]
+    shifts = jnp.arange(_WORD, dtype=jnp.uint32).reshape((1, _WORD) + (1,) * len(batch))
+    bits = mask.reshape((n_words, _WORD) + batch).astype(jnp.uint32) << shifts
+    words = jnp.sum(bits, axis=1, dtype=jnp.uint32)
     k = jnp.asarray(k, jnp.int32)
-    index = jnp.zeros_like(k)
-    for i in range(mask.shape[-1]):
-        index = jnp.where(mask[i] & (k == 0), i, index)
-        k = k - mask[i].astype(jnp.int32)
-    return index
+    word = words[0]
+    base = jnp.zeros_like(k)
+    for w in range(1, n_words):
+        count = jax.lax.population_count(word).astype(jnp.int32)
+        skip = k >= count
+        k = jnp.where(skip, k - count, k)
+        word = jnp.where(skip, words[w], word)
+        base = base + jnp.where(skip, _WORD, 0)
+    return base + _select_in_word(word, k)
 
 
 def uniform_legal_action(rng, mask):
     """A uniformly random legal action: the k-th legal entry for k ~ U{0..n-1}."""
-    count = jnp.sum(mask.astype(jnp.int32))
-    k = jnp.floor(jax.random.uniform(rng) * count).astype(jnp.int32)
-    return kth_true(mask, jnp.minimum(k, count - 1))
+    count = jnp.sum(mask.astype(jnp.int32), axis=0)
+    k = jnp.floor(jax.random.uniform(rng, count.shape) * count).astype(jnp.int32)
+    return kth_true(mask, jnp.clip(k, 0, jnp.maximum(count - 1, 0)))
+
+
+def random_legal_action(rng, state):
+    """A uniformly random legal action of a round ``State`` (see ``kth_legal_action``)."""
+    count = legal_action_count(state)
+    k = jnp.floor(jax.random.uniform(rng, count.shape) * count).astype(jnp.int32)
+    return kth_legal_action(state, jnp.clip(k, 0, jnp.maximum(count - 1, 0)))
