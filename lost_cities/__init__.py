@@ -11,10 +11,30 @@ from lost_cities.engine import (
     score,
     step,
 )
+from lost_cities.match import (
+    MatchState,
+    batched_match_legal_mask,
+    batched_match_reset,
+    batched_match_reset_from,
+    batched_match_step,
+    match_legal_action_mask,
+    match_reset,
+    match_reset_from,
+    match_step,
+)
 from lost_cities.observation import OBS_DIM, observation
 
 __all__ = [
     "MAX_STEPS",
+    "MatchState",
+    "batched_match_legal_mask",
+    "batched_match_reset",
+    "batched_match_reset_from",
+    "batched_match_step",
+    "match_legal_action_mask",
+    "match_reset",
+    "match_reset_from",
+    "match_step",
     "N_ACTIONS",
     "OBS_DIM",
     "State",
