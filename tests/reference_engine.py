@@ -46,14 +46,11 @@ def split_action(action):
     return action // 12, (action // 6) % 2, action % 6
 
 
-def expedition_score(cards):
-    """Score of one expedition given its cards (SPEC §2)."""
-    if not cards:
+def expedition_score(number_sum, handshakes, count):
+    """Score of one expedition (SPEC §2): 0 when empty, the bonus counts handshakes."""
+    if count == 0:
         return 0
-    numbers = sum(rank_of(c) for c in cards if not is_handshake(c))
-    handshakes = sum(1 for c in cards if is_handshake(c))
-    bonus = 20 if len(cards) >= 8 else 0
-    return (numbers - 20) * (1 + handshakes) + bonus
+    return (number_sum - 20) * (1 + handshakes) + (20 if count >= 8 else 0)
 
 
 def build_deck_order(hand0, hand1, draws=()):
@@ -77,6 +74,11 @@ class RefRound:
         self.hands = [sorted(deck_order[:HAND_SIZE]), sorted(deck_order[HAND_SIZE : 2 * HAND_SIZE])]
         self.known = [set(), set()]  # cards in seat p's hand that p drew from a pile
         self.expeditions = [[[] for _ in range(N_COLOURS)] for _ in range(2)]
+        # Per seat and colour, kept up to date by ``step`` so the hot paths need no scans.
+        self.highest = [[0] * N_COLOURS for _ in range(2)]  # highest number, 0 when none
+        self.number_sum = [[0] * N_COLOURS for _ in range(2)]
+        self.handshakes = [[0] * N_COLOURS for _ in range(2)]
+        self.boards = [0, 0]
         self.piles = [[] for _ in range(N_COLOURS)]  # last element is the top
         self.plies = 0
         self.to_move = int(first_player)
@@ -85,11 +87,10 @@ class RefRound:
     # --- rules -------------------------------------------------------------------
 
     def _can_play(self, card):
-        expedition = self.expeditions[self.to_move][colour_of(card)]
-        numbers = [rank_of(c) for c in expedition if not is_handshake(c)]
+        highest = self.highest[self.to_move][colour_of(card)]
         if is_handshake(card):
-            return not numbers
-        return not numbers or rank_of(card) > max(numbers)
+            return highest == 0  # handshakes only before any number
+        return rank_of(card) > highest  # numbers strictly increasing
 
     def _move_ok(self, card, playable, place_type, draw_source):
         if place_type == 0 and not playable:
@@ -122,7 +123,20 @@ class RefRound:
         return mask
 
     def board_score(self):
-        return [float(sum(expedition_score(e) for e in self.expeditions[seat])) for seat in (0, 1)]
+        return [float(b) for b in self.boards]
+
+    def _place_on_expedition(self, seat, card):
+        colour = colour_of(card)
+        self.expeditions[seat][colour].append(card)
+        if is_handshake(card):
+            self.handshakes[seat][colour] += 1
+        else:
+            self.highest[seat][colour] = rank_of(card)
+            self.number_sum[seat][colour] += rank_of(card)
+        sums, handshakes, expeditions = self.number_sum[seat], self.handshakes[seat], self.expeditions[seat]
+        self.boards[seat] = sum(
+            expedition_score(sums[c], handshakes[c], len(expeditions[c])) for c in range(N_COLOURS)
+        )
 
     def step(self, action):
         """Apply ``action``; returns ``(reward2, done)``. Illegal or post-end: a no-op."""
@@ -135,7 +149,7 @@ class RefRound:
         card = hand.pop(hand_slot)
         self.known[seat].discard(card)
         if place_type == 0:
-            self.expeditions[seat][colour_of(card)].append(card)
+            self._place_on_expedition(seat, card)
         else:
             self.piles[colour_of(card)].append(card)
         if draw_source == 0:
@@ -176,30 +190,32 @@ class RefRound:
         return channels
 
     def _expedition_features(self, seat):
-        highest, handshakes, counts = [], [], []
-        for expedition in self.expeditions[seat]:
-            numbers = [rank_of(c) for c in expedition if not is_handshake(c)]
-            highest.append(max(numbers) / 10 if numbers else 0.0)
-            handshakes.append(sum(1 for c in expedition if is_handshake(c)) / 3)
-            counts.append(len(expedition) / 12)
-        return highest + handshakes + counts
+        return (
+            [h / 10 for h in self.highest[seat]]
+            + [h / 3 for h in self.handshakes[seat]]
+            + [len(e) / 12 for e in self.expeditions[seat]]
+        )
 
-    def observation(self, player):
-        """Observation v1: 420 one-hot card channels, then the 34 scalars (SPEC §4).
+    def scalars(self, player):
+        """The 34 scalars of observation v1 (SPEC §4), as exact quotients.
 
-        Every scalar is one division of exact integers, so its float32 rounding equals
-        a float32 computation of the same quotient.
+        Each is one division of exact integers, so rounding it to float32 gives the
+        correctly rounded float32 value.
         """
         opponent = 1 - player
-        obs = [0.0] * OBS_DIM
-        for card, channel in enumerate(self.card_channels(player)):
-            obs[card * 7 + channel] = 1.0
         unknown = sum(1 for c in self.hands[opponent] if c not in self.known[opponent])
-        boards = self.board_score()
-        obs[420:] = (
+        boards = self.boards
+        return (
             [len(self.deck) / 44, unknown / 8, self.plies / 400]
             + self._expedition_features(player)
             + self._expedition_features(opponent)
             + [(boards[player] - boards[opponent]) / 780]
         )
+
+    def observation(self, player):
+        """Observation v1: 60 x 7 one-hot card channels, then the 34 scalars."""
+        obs = [0.0] * OBS_DIM
+        for card, channel in enumerate(self.card_channels(player)):
+            obs[card * 7 + channel] = 1.0
+        obs[420:] = self.scalars(player)
         return obs
