@@ -1,0 +1,234 @@
+"""The training config schema (structured configs registered in Hydra's ConfigStore).
+
+Every group option's yaml in ``conf/`` starts from one of these dataclasses
+(``defaults: [schema_<name>]``), so an unknown key or a wrong type fails when Hydra
+composes the config, and :func:`validate` (``OmegaConf.to_object``, which runs each
+``__post_init__``) rejects bad values before anything is built.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import MISSING, OmegaConf
+
+
+def _require(condition, message):
+    if not condition:
+        raise ValueError(message)
+
+
+@dataclass
+class EnvConfig:
+    name: str = MISSING
+
+    def __post_init__(self):
+        from lost_cities.envs import _REGISTRY
+
+        _require(
+            self.name in _REGISTRY,
+            f"env.name={self.name!r} is not an environment; choose one of {sorted(_REGISTRY)}",
+        )
+
+
+@dataclass
+class TanhRewardConfig:
+    _target_: str = "lost_cities.ppo.reward.tanh.TanhReward"
+    scale: float = 40.0
+
+    def __post_init__(self):
+        _require(self.scale > 0, f"reward.scale must be > 0 (got {self.scale}); SPEC §6 suggests 30..50")
+
+
+@dataclass
+class ShapedRewardConfig(TanhRewardConfig):
+    _target_: str = "lost_cities.ppo.reward.shaped.ShapedReward"
+    coef: float = 0.1
+    floor: float = 0.02
+    anneal_decisions: int = 2_000_000
+
+    def __post_init__(self):
+        super().__post_init__()
+        _require(
+            0 <= self.floor <= self.coef,
+            f"need 0 <= reward.floor <= reward.coef (got {self.floor}, {self.coef})",
+        )
+        _require(self.anneal_decisions > 0, "reward.anneal_decisions must be > 0")
+
+
+@dataclass
+class SharedCriticConfig:
+    _target_: str = "lost_cities.ppo.critic.shared.SharedCritic"
+    gae_lambda: float = 0.98
+
+    def __post_init__(self):
+        _require(0 < self.gae_lambda < 1, f"critic.gae_lambda must be in (0, 1) (got {self.gae_lambda})")
+
+
+@dataclass
+class OmniscientCriticConfig(SharedCriticConfig):
+    _target_: str = "lost_cities.ppo.critic.omniscient.OmniscientCritic"
+    gae_lambda: float = 0.95
+    hidden: list[int] = field(default_factory=lambda: [256, 256])
+
+
+@dataclass
+class StaticOpponentConfig:
+    _target_: str = "lost_cities.ppo.opponent.static.StaticOpponent"
+    policies: list[str] = field(default_factory=lambda: ["random", "discard_only", "self"])
+    weights: list[float] | None = None
+
+    def __post_init__(self):
+        _require(len(self.policies) > 0, "opponent.policies must name at least one opponent")
+        _require(
+            self.weights is None
+            or (len(self.weights) == len(self.policies) and min(self.weights) >= 0 and sum(self.weights) > 0),
+            f"opponent.weights needs one non-negative weight per policy ({len(self.policies)}), not all zero",
+        )
+
+
+@dataclass
+class LeagueOpponentConfig:
+    _target_: str = "lost_cities.ppo.opponent.league.LeagueOpponent"
+    pool_size: int = 8
+    snapshot_every_updates: int = 20
+
+
+@dataclass
+class PPOConfig:
+    num_envs: int = 256
+    rollout_length: int = 32
+    total_steps: int = 4_000_000
+    epochs: int = 2
+    minibatches: int = 4
+    lr: float = 3e-4
+    anneal_lr: bool = True
+    gamma: float = 1.0
+    gae_lambda: float | None = None  # None: the critic's default (SPEC §6)
+    clip_eps: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+
+    def __post_init__(self):
+        for name in ("num_envs", "rollout_length", "total_steps", "epochs", "minibatches"):
+            _require(getattr(self, name) > 0, f"ppo.{name} must be > 0 (got {getattr(self, name)})")
+        batch = self.num_envs * self.rollout_length
+        _require(
+            batch % self.minibatches == 0,
+            f"ppo.minibatches={self.minibatches} must divide num_envs*rollout_length={batch}",
+        )
+        _require(
+            self.total_steps >= batch, f"ppo.total_steps={self.total_steps} is less than one update ({batch})"
+        )
+        _require(
+            self.gae_lambda is None or 0 < self.gae_lambda < 1,
+            f"ppo.gae_lambda must be in (0, 1), never 1 (got {self.gae_lambda})",
+        )
+        _require(0 < self.gamma <= 1, f"ppo.gamma must be in (0, 1] (got {self.gamma})")
+        _require(self.lr > 0 and self.clip_eps > 0, "ppo.lr and ppo.clip_eps must be > 0")
+        _require(self.ent_coef >= 0 and self.vf_coef >= 0, "ppo.ent_coef and ppo.vf_coef must be >= 0")
+
+
+ACTIVATIONS = ("relu", "tanh", "gelu")
+
+
+@dataclass
+class NetworkConfig:
+    hidden: list[int] = field(default_factory=lambda: [256, 256])
+    activation: str = "relu"
+
+    def __post_init__(self):
+        _require(len(self.hidden) > 0 and min(self.hidden) > 0, "network.hidden needs positive layer widths")
+        _require(
+            self.activation in ACTIVATIONS,
+            f"network.activation={self.activation!r}; choose one of {list(ACTIVATIONS)}",
+        )
+
+
+@dataclass
+class WandbLoggerConfig:
+    _target_: str = "lost_cities.ppo.logger.wandb.WandbLogger"
+    project: str = "lost-cities"
+    entity: str | None = None
+    mode: str = "offline"
+    tags: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        _require(
+            self.mode in ("offline", "online", "disabled"),
+            f"logger.mode={self.mode!r}; choose offline, online or disabled",
+        )
+
+
+@dataclass
+class NoneLoggerConfig:
+    _target_: str = "lost_cities.ppo.logger.none.NoneLogger"
+
+
+@dataclass
+class CheckpointConfig:
+    every_updates: int = 25
+    max_to_keep: int = 2
+    best_metric: str = "episode/win"
+
+    def __post_init__(self):
+        _require(
+            self.every_updates > 0 and self.max_to_keep > 0,
+            "checkpoint.every_updates and checkpoint.max_to_keep must be > 0",
+        )
+
+
+@dataclass
+class EvaluationConfig:
+    """The short duplicate evaluation printed at the end of a run."""
+
+    deals: int = 200
+    opponents: list[str] = field(default_factory=lambda: ["random", "discard_only"])
+    batch_size: int = 200
+
+
+@dataclass
+class TrainConfig:
+    env: Any = MISSING
+    reward: Any = MISSING
+    critic: Any = MISSING
+    opponent: Any = MISSING
+    ppo: PPOConfig = MISSING
+    network: NetworkConfig = MISSING
+    logger: Any = MISSING
+    checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
+    evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
+    experiment_name: str = "default"
+    seed: int = 0
+    resume: str | None = None
+    progress: bool = True
+
+
+SCHEMAS = {
+    "env": {"env": EnvConfig},
+    "reward": {"tanh": TanhRewardConfig, "shaped": ShapedRewardConfig},
+    "critic": {"shared": SharedCriticConfig, "omniscient": OmniscientCriticConfig},
+    "opponent": {"static": StaticOpponentConfig, "league": LeagueOpponentConfig},
+    "ppo": {"ppo": PPOConfig},
+    "network": {"mlp": NetworkConfig},
+    "logger": {"wandb": WandbLoggerConfig, "none": NoneLoggerConfig},
+}
+
+
+def register_schemas():
+    """Store the schemas as ``<group>/schema_<name>`` for the yaml files to extend."""
+    store = ConfigStore.instance()
+    store.store(name="schema_train", node=TrainConfig)
+    for group, options in SCHEMAS.items():
+        for name, node in options.items():
+            store.store(group=group, name=f"schema_{name}", node=node)
+
+
+def validate(cfg):
+    """Run every schema's value checks (``__post_init__``); raises ValueError with the fix."""
+    OmegaConf.to_object(cfg)
+    return cfg
+
+
+register_schemas()

@@ -1,0 +1,1 @@
+"""Critics (``conf/critic/``): ``shared`` value head or ``omniscient`` separate network."""

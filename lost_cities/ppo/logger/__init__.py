@@ -1,0 +1,1 @@
+"""Run loggers (``conf/logger/``): ``wandb`` (offline by default) or ``none``."""

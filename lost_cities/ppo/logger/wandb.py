@@ -1,0 +1,41 @@
+"""``logger=wandb``: one W&B run per training run, written inside the run dir.
+
+Offline by default (``wandb sync <run dir>/wandb/offline-run-*`` uploads later); runs
+are grouped by experiment or by sweep, and a resumed run continues the same W&B run id.
+"""
+
+import math
+
+
+class WandbLogger:
+    def __init__(self, project, entity=None, mode="offline", tags=()):
+        self.project, self.entity, self.mode, self.tags = project, entity, mode, list(tags)
+        self.run = None
+
+    def start(self, run_dir, config, group, name, run_id):
+        import wandb
+
+        self.run = wandb.init(
+            project=self.project,
+            entity=self.entity,
+            mode=self.mode,
+            tags=self.tags,
+            dir=str(run_dir),
+            config=config,
+            group=group,
+            name=name,
+            id=run_id,
+            resume="allow",
+            settings=wandb.Settings(console="off", silent=True),
+        )
+
+    def log(self, row, step):
+        self.run.log(
+            {k: v for k, v in row.items() if isinstance(v, int | float) and math.isfinite(v)}, step=step
+        )
+
+    def summary(self, values):
+        self.run.summary.update(values)
+
+    def finish(self):
+        self.run.finish()

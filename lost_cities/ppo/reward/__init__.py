@@ -1,0 +1,1 @@
+"""Training rewards (``conf/reward/``): terminal ``tanh`` and PBRS ``shaped``."""

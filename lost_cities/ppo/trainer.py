@@ -1,0 +1,154 @@
+"""PPO: components built from the config, and ONE jitted update (rollout, GAE, epochs).
+
+The whole training state is one pytree (:class:`TrainState`), so a checkpoint restores
+a run exactly: a resumed run computes the same updates as an uninterrupted one.
+"""
+
+from dataclasses import dataclass
+
+import hydra
+import jax
+import jax.numpy as jnp
+import optax
+from flax import struct
+
+from lost_cities.envs import make as make_env
+from lost_cities.ppo.episodes import summarize
+from lost_cities.ppo.gae import per_seat_gae
+from lost_cities.ppo.network import build_network
+from lost_cities.ppo.rollout import Rollout
+
+
+@struct.dataclass
+class TrainState:
+    params: dict
+    opt_state: optax.OptState
+    slots: object
+    key: jax.Array
+    update: jnp.ndarray  # updates done
+    decisions: jnp.ndarray  # learner decisions trained on (anneals the shaping)
+    env_steps: jnp.ndarray  # moves played by both seats
+
+
+def num_updates(ppo):
+    return ppo.total_steps // (ppo.num_envs * ppo.rollout_length)
+
+
+@dataclass
+class Trainer:
+    """Everything a run needs, built from the composed config."""
+
+    cfg: object
+    env: object
+    network: object
+    reward: object
+    critic: object
+    opponents: object
+    rollout: Rollout
+    optimizer: object
+    schedule: object
+    gae_lambda: float
+
+    @classmethod
+    def from_config(cls, cfg):
+        env = make_env(cfg.env.name)
+        critic = hydra.utils.instantiate(cfg.critic)
+        reward = hydra.utils.instantiate(cfg.reward)
+        opponents = hydra.utils.instantiate(cfg.opponent).build(env)
+        network = build_network(cfg.network, critic)
+        ppo = cfg.ppo
+        rollout = Rollout(
+            env, network, critic.needs_privileged, reward, opponents, ppo.num_envs, ppo.rollout_length
+        )
+        steps = num_updates(ppo) * ppo.epochs * ppo.minibatches
+        schedule = (
+            optax.linear_schedule(ppo.lr, 0.0, steps) if ppo.anneal_lr else optax.constant_schedule(ppo.lr)
+        )
+        optimizer = optax.chain(optax.clip_by_global_norm(ppo.max_grad_norm), optax.adam(schedule, eps=1e-5))
+        gae_lambda = critic.gae_lambda if ppo.gae_lambda is None else ppo.gae_lambda
+        return cls(cfg, env, network, reward, critic, opponents, rollout, optimizer, schedule, gae_lambda)
+
+    def init(self, seed) -> TrainState:
+        key = jax.random.PRNGKey(seed)
+        k_params, k_slots, key = jax.random.split(key, 3)
+        obs = jnp.zeros((1, self.env.obs_dim))
+        privileged = jnp.zeros((1, self.env.privileged_dim if self.critic.needs_privileged else 0))
+        params = self.network.init(k_params, obs, privileged)
+        slots = jax.jit(self.rollout.fresh_slots, static_argnums=1)(k_slots, (self.cfg.ppo.num_envs,))
+        zero = jnp.int32(0)
+        return TrainState(params, self.optimizer.init(params), slots, key, zero, zero, zero)
+
+    def loss(self, params, batch):
+        ppo = self.cfg.ppo
+        logits, value = self.network.apply(params, batch["obs"], batch["privileged"])
+        log_probs = jax.nn.log_softmax(jnp.where(batch["mask"], logits, -1e9))
+        logp = jnp.sum(
+            jnp.where(jax.nn.one_hot(batch["action"], logits.shape[-1]) > 0, log_probs, 0.0), axis=-1
+        )
+        ratio = jnp.exp(logp - batch["logp"])
+        advantage = batch["advantage"]
+        advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+        clipped = jnp.clip(ratio, 1 - ppo.clip_eps, 1 + ppo.clip_eps)
+        policy_loss = -jnp.mean(jnp.minimum(ratio * advantage, clipped * advantage))
+        value_loss = 0.5 * jnp.mean((value - batch["return"]) ** 2)
+        entropy = -jnp.mean(jnp.sum(jnp.exp(log_probs) * log_probs, axis=-1))
+        total = policy_loss + ppo.vf_coef * value_loss - ppo.ent_coef * entropy
+        return total, {
+            "learner/policy_loss": policy_loss,
+            "learner/value_loss": value_loss,
+            "learner/entropy": entropy,
+            "learner/approx_kl": jnp.mean((ratio - 1) - jnp.log(ratio)),
+            "learner/clip_fraction": jnp.mean(jnp.abs(ratio - 1) > ppo.clip_eps),
+        }
+
+    def update(self, ts: TrainState):
+        """One PPO update: a rollout, per-seat GAE, ``epochs`` x ``minibatches`` steps."""
+        ppo = self.cfg.ppo
+        key, k_rollout, k_epochs = jax.random.split(ts.key, 3)
+        coefficient = self.reward.coefficient(ts.decisions)
+        slots, rows, finished, bootstrap = self.rollout.run(ts.params, ts.slots, k_rollout, coefficient)
+        advantage, returns = per_seat_gae(
+            rows.value, rows.mover, rows.reward, rows.done, bootstrap, ppo.gamma, self.gae_lambda
+        )
+        batch = {
+            "obs": rows.obs,
+            "privileged": rows.privileged,
+            "mask": rows.mask,
+            "action": rows.action,
+            "logp": rows.logp,
+            "advantage": advantage,
+            "return": returns,
+        }
+        size = ppo.num_envs * ppo.rollout_length
+        batch = jax.tree.map(lambda x: x.reshape((size,) + x.shape[2:]), batch)
+        grad_fn = jax.grad(self.loss, has_aux=True)
+
+        def sgd_step(carry, minibatch):
+            params, opt_state = carry
+            grads, info = grad_fn(params, minibatch)
+            updates, opt_state = self.optimizer.update(grads, opt_state, params)
+            return (optax.apply_updates(params, updates), opt_state), info
+
+        def epoch(carry, key):
+            order = jax.random.permutation(key, size)
+            shuffled = jax.tree.map(
+                lambda x: x[order].reshape((ppo.minibatches, size // ppo.minibatches) + x.shape[1:]), batch
+            )
+            return jax.lax.scan(sgd_step, carry, shuffled)
+
+        (params, opt_state), info = jax.lax.scan(
+            epoch, (ts.params, ts.opt_state), jax.random.split(k_epochs, ppo.epochs)
+        )
+        steps_per_update = ppo.epochs * ppo.minibatches
+        metrics = {name: jnp.mean(value) for name, value in info.items()}
+        metrics["learner/lr"] = self.schedule((ts.update + 1) * steps_per_update - 1)
+        metrics["learner/shaping_coef"] = coefficient
+        metrics["learner/value_mean"] = jnp.mean(rows.value)
+        metrics.update(summarize(finished, self.opponents.names, self.opponents.is_self))
+        plies = jnp.sum(rows.moves)
+        ts = TrainState(
+            params, opt_state, slots, key, ts.update + 1, ts.decisions + size, ts.env_steps + plies
+        )
+        metrics["learner/decisions"] = ts.decisions
+        metrics["learner/env_steps"] = ts.env_steps
+        return ts, metrics
