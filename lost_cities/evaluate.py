@@ -13,7 +13,6 @@ import jax
 from hydra.core.hydra_config import HydraConfig
 from tqdm import tqdm
 
-import lost_cities.ppo.config  # noqa: F401  (registers the env group's schema)
 from lost_cities import envs
 from lost_cities.evaluation import deal_bank, duplicate_evaluate, resolve_policy
 
@@ -54,19 +53,28 @@ def format_report(results):
     return "\n".join(lines)
 
 
-def run(cfg):
-    """Evaluate ``cfg.agent`` against ``cfg.opponent``; the results dict plus the settings used."""
-    env = envs.make(cfg.env.name)
+def setup(cfg):
+    """``(env, policy_a, policy_b, deck_orders, coins, key)`` from an evaluate-style config."""
+    env = envs.make(cfg.env)
     policy_a = resolve_policy(cfg.agent, env)
     policy_b = resolve_policy(cfg.opponent, env)
     deck_orders, coins = deal_bank(cfg.deals, cfg.bank)
+    return env, policy_a, policy_b, deck_orders, coins, jax.random.key(cfg.seed)
+
+
+def settings(cfg):
+    return {"agent": str(cfg.agent), "opponent": str(cfg.opponent), "bank": cfg.bank, "seed": cfg.seed}
+
+
+def run(cfg):
+    """Evaluate ``cfg.agent`` against ``cfg.opponent``; the results dict plus the settings used."""
+    env, policy_a, policy_b, deck_orders, coins, key = setup(cfg)
     start = time.perf_counter()
     with tqdm(total=cfg.deals, unit="deal", disable=not cfg.progress, leave=False) as bar:
         results = duplicate_evaluate(
-            env, policy_a, policy_b, deck_orders, coins, jax.random.key(cfg.seed), cfg.batch_size, bar.update
+            env, policy_a, policy_b, deck_orders, coins, key, cfg.batch_size, bar.update
         )
-    settings = {"agent": str(cfg.agent), "opponent": str(cfg.opponent), "bank": cfg.bank, "seed": cfg.seed}
-    return {**results, **settings, "seconds": time.perf_counter() - start}
+    return {**results, **settings(cfg), "seconds": time.perf_counter() - start}
 
 
 def write_results(results, cfg):
@@ -80,7 +88,7 @@ def write_results(results, cfg):
     return paths
 
 
-@hydra.main(version_base=None, config_path="../conf", config_name="evaluate")
+@hydra.main(version_base=None, config_path="../conf/evaluation", config_name="evaluate")
 def main(cfg):
     results = run(cfg)
     print(format_report(results))

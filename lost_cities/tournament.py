@@ -8,7 +8,7 @@ import hydra
 from lost_cities.evaluate import format_summary, run, write_results
 
 
-@hydra.main(version_base=None, config_path="../conf", config_name="tournament")
+@hydra.main(version_base=None, config_path="../conf/evaluation", config_name="tournament")
 def main(cfg):
     results = run(cfg)
     print(format_summary(results))

@@ -11,7 +11,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from lost_cities import envs
-from lost_cities.engine import legal_action_mask
+from lost_cities.engine import legal_action_mask, reset_from_order
 from lost_cities.evaluation import (
     RESULTS_SCHEMA,
     SCHEMA_VERSION,
@@ -23,6 +23,7 @@ from lost_cities.evaluation import (
     run_gates,
     wilson_interval,
 )
+from lost_cities.evaluation.carry_probe import carry_probe, round3_start, trend
 from lost_cities.match import MatchState
 
 ENVS = {name: envs.make(name) for name in ("single_round", "match3")}
@@ -283,3 +284,53 @@ def test_default_gates_config_is_valid():
 def test_unknown_policy_name_is_a_clear_error():
     with pytest.raises(ValueError, match="neither an existing checkpoint"):
         resolve_policy("heuristic_expertt", ENV)
+
+
+@pytest.mark.parametrize("seat_a, carry, starter", [(0, 25.0, 0), (1, 25.0, 1), (1, -1.0, 0), (0, 0.0, None)])
+def test_carry_probe_starts_round_3_with_the_injected_carry(seat_a, carry, starter):
+    env = ENVS["match3"]
+    deck_orders, coins = deal_bank(5)
+    ms = round3_start(
+        jnp.float32(carry), jnp.asarray(deck_orders[4]), jnp.asarray(coins[4]), jnp.int32(seat_a)
+    )
+    fresh = reset_from_order(jnp.asarray(deck_orders[4, 2]))
+    assert int(ms.round_idx) == 2 and not bool(ms.done)
+    assert float(env.final_margin(ms)[seat_a]) == carry
+    np.testing.assert_array_equal(ms.round.loc, fresh.loc)
+    np.testing.assert_array_equal(ms.round.hands, fresh.hands)
+    expected_starter = int(coins[4, 2]) if starter is None else starter  # a tie: the round-3 coin
+    assert int(ms.to_move) == expected_starter == int(ms.starter)
+    _, _, done = env.step(ms, first_legal(ms, KEY))
+    assert not bool(done)
+
+
+def test_carry_probe_reports_each_carry_and_its_trends():
+    deck_orders, coins = deal_bank(2)
+    probe = carry_probe(
+        ENVS["match3"], first_legal, last_legal, deck_orders, coins, KEY, (60, -60), batch_size=2
+    )
+    assert [row["carry"] for row in probe["carries"]] == [-60, 60]
+    low, high = probe["carries"]
+    # One round of these two policies on these deals never swings 60 points.
+    assert low["win_rate"] <= high["win_rate"] and high["win_rate"] > 0.5 > low["win_rate"]
+    assert set(probe["trends"]) == {"expeditions", "handshakes", "pile_draws", "round3_margin"}
+    json.dumps(probe, allow_nan=False)
+    with pytest.raises(ValueError, match="needs env match3"):
+        carry_probe(ENV, first_legal, last_legal, deck_orders, coins, KEY)
+
+
+def test_trend_classifies_monotonic_noisy_and_mixed_behaviour():
+    def point(mean, half=0.1):
+        return {"mean": mean, "lower": mean - half, "upper": mean + half}
+
+    falling = trend([point(4.8), point(4.0), point(3.0), point(3.1), point(0.7)])
+    assert falling == {
+        "direction": "decreasing",
+        "monotonic": False,
+        "monotonic_within_noise": True,
+        "extremes_separated": True,
+    }
+    mixed = trend([point(1.0), point(2.0), point(1.5, 0.01), point(3.0)])
+    assert mixed["direction"] == "increasing" and not mixed["monotonic_within_noise"]
+    flat = trend([point(1.0), point(1.05)])
+    assert flat["monotonic"] and not flat["extremes_separated"]

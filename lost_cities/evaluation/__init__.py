@@ -9,7 +9,7 @@ from lost_cities.evaluation.duplicate import (
     summarise,
 )
 from lost_cities.evaluation.gates import check_gates_config, run_gates
-from lost_cities.evaluation.policies import resolve_policy
+from lost_cities.evaluation.policies import current_round_only, resolve_policy
 from lost_cities.evaluation.stats import mean_interval, wilson_interval
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "bank_versions",
     "check_gates_config",
+    "current_round_only",
     "deal_bank",
     "duplicate_evaluate",
     "mean_interval",

@@ -101,12 +101,13 @@ def _play_chunk(env, start, policy_a, policy_b, deck_orders, coins, deal_keys, s
     """
     n_games = seat_a.shape[0]
     init = env.init_from_deal if start is None else start
+    states = jax.vmap(init)(deck_orders, coins, *(() if start is None else (seat_a,)))
     games = {
-        "state": jax.vmap(init)(deck_orders, coins, *(() if start is None else (seat_a,))),
+        "state": states,
         "round_idx": jnp.zeros(n_games, jnp.int32),
         "round_margin": jnp.zeros((n_games, env.rounds), jnp.float32),
         "round_plies": jnp.zeros((n_games, env.rounds), jnp.int32),
-        "margin_at_round_start": jnp.zeros(n_games, jnp.float32),
+        "margin_at_round_start": jax.vmap(env.final_margin)(states)[:, 0],
         "pile_draws_a": jnp.zeros(n_games, jnp.int32),
         "pile_draws_b": jnp.zeros(n_games, jnp.int32),
         "illegal_a": jnp.zeros(n_games, bool),

@@ -7,6 +7,8 @@ every command accepts the same kinds of opponents with the same errors.
 import functools
 from pathlib import Path
 
+from jax.tree_util import Partial
+
 
 @functools.lru_cache(maxsize=32)
 def _bot(name):
@@ -16,22 +18,38 @@ def _bot(name):
     return bots.make(name)
 
 
+def _on_current_round(round_state, policy, state, rng):
+    return policy(round_state(state), rng)
+
+
+def current_round_only(policy, env):
+    """A one-round policy (observation v1) playing inside ``env``: it sees the current round only.
+
+    This is the legacy baseline: a ``single_round``-trained agent measured in match3,
+    blind to the carry, the round index and the deck clock across rounds.
+    """
+    return Partial(_on_current_round, Partial(env.round_state), policy)
+
+
 def resolve_policy(spec, env):
     """``policy(env_state, rng) -> action`` for a bot name, a checkpoint dir or an ``.onnx`` file.
 
-    A policy passed in (a callable, e.g. a league snapshot) is returned as it is.
+    A policy passed in (a callable, e.g. a league snapshot) is returned as it is. A
+    checkpoint trained on ``single_round`` plays a multi-round ``env`` through
+    :func:`current_round_only`.
     """
     if callable(spec):
         return spec
     spec = str(spec)
-    path = Path(spec).expanduser()
-    if path.exists():
+    if Path(spec).expanduser().exists():
         from lost_cities import agents
 
-        agent = agents.load(path)
-        if not hasattr(agent, "policy"):
-            raise TypeError(f"{spec}: the loaded agent has no `policy` to play inside JAX loops")
-        return agent.policy
+        agent = agents.load(Path(spec).expanduser())
+        if agent.env.name == env.name:
+            return agent.policy
+        if agent.env.rounds == 1:
+            return current_round_only(agent.policy, env)
+        raise ValueError(f"{spec} was trained on env {agent.env.name}; it cannot play env {env.name}")
     try:
         return _bot(spec)
     except (ValueError, KeyError) as error:
