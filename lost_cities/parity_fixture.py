@@ -25,10 +25,14 @@ import numpy as np
 from lost_cities.cards import N_ACTIONS, N_CARDS
 from lost_cities.engine import board_score
 from lost_cities.match import N_ROUNDS, match_legal_action_mask, match_reset_from, match_step
+from lost_cities.match_observation import OBS_V2_DIM, OBS_V2_VERSION, match_observation
 from lost_cities.observation import OBS_DIM, OBS_VERSION, observation
 
 FORMAT_VERSION = 1
-OBSERVATIONS = {OBS_VERSION: (OBS_DIM, lambda ms, player: observation(ms.round, player))}
+OBSERVATIONS = {
+    OBS_VERSION: (OBS_DIM, lambda ms, player: observation(ms.round, player)),
+    OBS_V2_VERSION: (OBS_V2_DIM, match_observation),
+}
 
 
 @jax.jit
@@ -114,7 +118,7 @@ def build_fixture(n_matches, n_stalling, seed):
         "generator": "python -m lost_cities.parity_fixture",
         "seed": seed,
         "observations": {version: {"dim": dim} for version, (dim, _) in OBSERVATIONS.items()},
-        "matches": [play_match(rng, stall=i < n_stalling) for i in range(n_matches)],
+        "matches": [play_match(rng, stall=i >= n_matches - n_stalling) for i in range(n_matches)],
     }
 
 
@@ -123,7 +127,7 @@ def main(argv=None):
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--out", type=Path, default=Path("web/tests/fixtures/parity.json"))
-    parser.add_argument("--matches", type=int, default=20)
+    parser.add_argument("--matches", type=int, default=16)
     parser.add_argument("--stalling", type=int, default=1, help="how many matches prefer pile draws")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)

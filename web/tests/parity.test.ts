@@ -93,5 +93,5 @@ describe.each(fixture.matches.map((m, i) => [i, m] as const))('match %i', (_, ma
       expect(ms.round.toMove, where).toBe(match.to_move[ply]);
       expect(ms.round.plies, where).toBe(match.round_plies[ply]);
     });
-  });
+  }, 60_000); // a stalling match has 1,200 plies; the machine may be busy
 });
