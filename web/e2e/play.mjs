@@ -8,9 +8,8 @@
  *   npm run build && node e2e/play.mjs [--seed N] [--chromium /usr/bin/chromium]
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -20,6 +19,7 @@ const WEB = dirname(dirname(fileURLToPath(import.meta.url)));
 const REPO = dirname(WEB);
 const DIST = join(WEB, 'dist');
 const BASE_PATH = '/some/base/path/'; // the site must not assume it is served from /
+const OUTPUT = join(WEB, 'test-results'); // git-ignored: the final table and the downloaded log
 const LATENCY_BAR_MS = 50;
 const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json', '.onnx': 'application/octet-stream', '.png': 'image/png' };
 
@@ -69,6 +69,7 @@ async function clickRandomEnabled(page, selector, random) {
 }
 
 async function main() {
+  mkdirSync(OUTPUT, { recursive: true });
   const server = await serveDist();
   const url = `http://127.0.0.1:${server.address().port}${BASE_PATH}?seed=${args.seed}&ep=wasm&delay=0`;
   const browser = await chromium.launch({
@@ -118,11 +119,11 @@ async function main() {
     check(screenshotTaken, 'no screenshot was taken');
     const final = page.getByTestId('final-score');
     const shown = { you: Number(await final.getAttribute('data-you')), agent: Number(await final.getAttribute('data-agent')) };
-    await page.screenshot({ path: join(mkdtempSync(join(tmpdir(), 'lost-cities-')), 'final.png') });
+    await page.screenshot({ path: join(OUTPUT, 'final.png') });
 
     const downloading = page.waitForEvent('download');
     await page.getByTestId('match-summary').getByTestId('download-log').click();
-    const logPath = join(mkdtempSync(join(tmpdir(), 'lost-cities-log-')), 'games.jsonl');
+    const logPath = join(OUTPUT, 'games.jsonl');
     await (await downloading).saveAs(logPath);
     const game = JSON.parse(readFileSync(logPath, 'utf8').trim().split('\n').pop());
     const replayed = JSON.parse(
@@ -135,6 +136,14 @@ async function main() {
     check(JSON.stringify(replayed.round_scores) === JSON.stringify(game.round_scores), 'round scores differ from the replay');
 
     const latencies = await page.evaluate(() => window.lostCities.latencies);
+
+    // The default start-up (WebGPU if the browser offers an adapter, else WASM) must be clean too.
+    const plain = await context.newPage();
+    plain.on('console', (message) => message.type() === 'error' && errors.push(`console (default backend): ${message.text()}`));
+    plain.on('pageerror', (error) => errors.push(`page error (default backend): ${error.message}`));
+    await plain.goto(url.replace('&ep=wasm', ''));
+    await plain.waitForFunction(() => window.lostCities?.policy || window.lostCities?.error, null, { timeout: 60000 });
+    const defaultBackend = await plain.evaluate(() => window.lostCities.policy?.backend ?? window.lostCities.error);
     const median = percentile(latencies, 0.5);
     const p95 = percentile(latencies, 0.95);
     check(errors.length === 0, `browser errors:\n${errors.join('\n')}`);
@@ -142,7 +151,7 @@ async function main() {
     console.log(`e2e: final you ${shown.you} : agent ${shown.agent}; Python replay ${JSON.stringify(replayed.final_carry)} (seats ${game.seats}) - match`);
     console.log(`e2e: agent move latency on WASM: median ${median.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms (bar: median < ${LATENCY_BAR_MS} ms)`);
     check(median < LATENCY_BAR_MS, `median agent latency ${median} ms exceeds ${LATENCY_BAR_MS} ms`);
-    console.log('e2e: no console errors; screenshot saved to web/screenshot.png');
+    console.log(`e2e: default start-up picked ${defaultBackend}; no console errors; screenshot saved to web/screenshot.png`);
   } finally {
     await browser.close();
     server.close();

@@ -54,7 +54,8 @@ function agentHand(app: App): string {
   const hand = round.hands[app.agentSeat];
   const known = hand.filter((id) => round.loc[id] === LOC_KNOWN + app.agentSeat);
   const cards = [...known.map((id) => card(id, 'small known')), ...Array(hand.length - known.length).fill(back().replace('back', 'back small'))];
-  return `<div class="hand agent-hand" title="Face-up: cards the agent took from a discard pile">${cards.join('')}</div>`;
+  const caption = known.length ? `<span class="tag">face-up: taken from discard piles</span>` : '';
+  return `<div class="hand agent-hand">${cards.join('')}</div>${caption}`;
 }
 
 function myHand(app: App): string {
@@ -97,8 +98,8 @@ function roundTable(app: App, summaries: RoundSummary[]): string {
   return `<table class="rounds">${head}${rows.join('')}</table>`;
 }
 
-function colourBreakdown(app: App, round: RoundState): string {
-  const head = `<tr><th></th>${COLOURS.map((c) => `<th class="c-${COLOUR_KEYS[c]}-text">${COLOUR_NAMES[c]}</th>`).join('')}<th>Round</th></tr>`;
+function colourBreakdown(app: App, round: RoundState, roundIdx: number): string {
+  const head = `<tr><th></th>${COLOURS.map((c) => `<th class="c-${COLOUR_KEYS[c]}-text">${COLOUR_NAMES[c]}</th>`).join('')}<th>Round ${roundIdx + 1}</th></tr>`;
   const rows = [app.humanSeat, app.agentSeat].map((seat) => {
     const cells = COLOURS.map((c) => (round.expCount[seat][c] ? signed(expeditionScore(round, seat, c)) : '–'));
     return `<tr><th>${seat === app.humanSeat ? 'You' : 'Agent'}</th>${cells.map((x) => `<td>${x}</td>`).join('')}<td class="total">${signed(boardScore(round)[seat])}</td></tr>`;
@@ -114,10 +115,10 @@ function overlay(app: App): string {
   if (app.overlay === 'round') {
     const starter = last.nextStarter === app.humanSeat ? 'You start' : 'The agent starts';
     const why = last.tieBroken ? 'totals are tied, the coin decided' : 'more points so far';
-    return `<div class="overlay" data-testid="round-summary"><div class="dialog"><h2>Round ${last.roundIdx + 1} finished</h2>${colourBreakdown(app, last.round)}<p>Match so far: You <b>${you}</b> · Agent <b>${agent}</b></p><p>${starter} round ${last.roundIdx + 2} (${why}).</p>${button(`Start round ${last.roundIdx + 2}`, 'next-round', true, 'class="primary"')}</div></div>`;
+    return `<div class="overlay" data-testid="round-summary"><div class="dialog"><h2>Round ${last.roundIdx + 1} finished</h2>${colourBreakdown(app, last.round, last.roundIdx)}<p>Match so far: You <b>${you}</b> · Agent <b>${agent}</b></p><p>${starter} round ${last.roundIdx + 2} (${why}).</p>${button(`Start round ${last.roundIdx + 2}`, 'next-round', true, 'class="primary"')}</div></div>`;
   }
   const verdict = you === agent ? 'Draw' : you > agent ? `You win by ${you - agent}` : `The agent wins by ${agent - you}`;
-  return `<div class="overlay" data-testid="match-summary"><div class="dialog"><h2>Match over: ${verdict}</h2>${colourBreakdown(app, last.round)}${roundTable(app, app.summaries)}<p class="final" data-testid="final-score" data-you="${you}" data-agent="${agent}">Final: You <b>${you}</b> · Agent <b>${agent}</b></p>${button(`Download game log (${app.games.length})`, 'download-log')} ${button('New match', 'new-match', true, 'class="primary"')}</div></div>`;
+  return `<div class="overlay" data-testid="match-summary"><div class="dialog"><h2>Match over: ${verdict}</h2>${colourBreakdown(app, last.round, last.roundIdx)}${roundTable(app, app.summaries)}<p class="final" data-testid="final-score" data-you="${you}" data-agent="${agent}">Final: You <b>${you}</b> · Agent <b>${agent}</b></p>${button(`Download game log (${app.games.length})`, 'download-log')} ${button('New match', 'new-match', true, 'class="primary"')}</div></div>`;
 }
 
 function probabilities(app: App): string {
