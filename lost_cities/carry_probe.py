@@ -10,7 +10,7 @@ from pathlib import Path
 import hydra
 from hydra.core.hydra_config import HydraConfig
 
-from lost_cities.evaluate import settings, setup
+from lost_cities.evaluate import quiet_libraries, settings, setup
 from lost_cities.evaluation.carry_probe import carry_probe
 
 
@@ -41,6 +41,7 @@ def format_probe(probe):
 
 @hydra.main(version_base=None, config_path="../conf/evaluation", config_name="carry_probe")
 def main(cfg):
+    quiet_libraries()
     env, policy_a, policy_b, deck_orders, coins, key = setup(cfg)
     probe = carry_probe(env, policy_a, policy_b, deck_orders, coins, key, tuple(cfg.carries), cfg.batch_size)
     probe = {**probe, **settings(cfg)}

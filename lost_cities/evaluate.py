@@ -5,6 +5,7 @@ results and writes them as JSON (``RESULTS_SCHEMA`` plus the run's settings).
 """
 
 import json
+import logging
 import time
 from pathlib import Path
 
@@ -53,6 +54,11 @@ def format_report(results):
     return "\n".join(lines)
 
 
+def quiet_libraries():
+    """orbax logs every checkpoint operation at INFO through absl; loading an agent needs none of it."""
+    logging.getLogger("absl").setLevel(logging.WARNING)
+
+
 def setup(cfg):
     """``(env, policy_a, policy_b, deck_orders, coins, key)`` from an evaluate-style config."""
     env = envs.make(cfg.env)
@@ -90,6 +96,7 @@ def write_results(results, cfg):
 
 @hydra.main(version_base=None, config_path="../conf/evaluation", config_name="evaluate")
 def main(cfg):
+    quiet_libraries()
     results = run(cfg)
     print(format_report(results))
     for path in write_results(results, cfg):

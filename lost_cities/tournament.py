@@ -5,11 +5,12 @@ The same run as ``lost_cities.evaluate`` (a is the agent, b the opponent), print
 
 import hydra
 
-from lost_cities.evaluate import format_summary, run, write_results
+from lost_cities.evaluate import format_summary, quiet_libraries, run, write_results
 
 
 @hydra.main(version_base=None, config_path="../conf/evaluation", config_name="tournament")
 def main(cfg):
+    quiet_libraries()
     results = run(cfg)
     print(format_summary(results))
     write_results(results, cfg)

@@ -16,6 +16,7 @@ from lost_cities.evaluation import (
     RESULTS_SCHEMA,
     SCHEMA_VERSION,
     check_gates_config,
+    current_round_only,
     deal_bank,
     duplicate_evaluate,
     play_duplicate,
@@ -334,3 +335,19 @@ def test_trend_classifies_monotonic_noisy_and_mixed_behaviour():
     assert mixed["direction"] == "increasing" and not mixed["monotonic_within_noise"]
     flat = trend([point(1.0), point(1.05)])
     assert flat["monotonic"] and not flat["extremes_separated"]
+
+
+def first_legal_in_a_round(round_state, rng):
+    """A one-round policy: it only understands a round ``State`` (as a v1-trained agent)."""
+    assert not isinstance(round_state, MatchState)
+    return jnp.argmax(legal_action_mask(round_state))
+
+
+def test_a_one_round_policy_plays_match3_on_the_current_round():
+    env = ENVS["match3"]
+    deck_orders, coins = deal_bank(3)
+    legacy = current_round_only(first_legal_in_a_round, env)
+    games = play_duplicate(env, legacy, last_legal, deck_orders, coins, KEY, batch_size=2)
+    native = play_duplicate(env, first_legal, last_legal, deck_orders, coins, KEY, batch_size=2)
+    for name in ("margin_a", "round_margin_a", "round_plies", "pile_draws_a"):
+        np.testing.assert_array_equal(games[name], native[name])

@@ -28,7 +28,8 @@ def current_round_only(policy, env):
     This is the legacy baseline: a ``single_round``-trained agent measured in match3,
     blind to the carry, the round index and the deck clock across rounds.
     """
-    return Partial(_on_current_round, Partial(env.round_state), policy)
+    inner = policy if isinstance(policy, Partial) else Partial(policy)  # a pytree with no array leaves
+    return Partial(_on_current_round, Partial(env.round_state), inner)
 
 
 def resolve_policy(spec, env):
