@@ -153,12 +153,17 @@ export class App {
     this.thinking = true;
     this.update();
     try {
-      const round = this.ms.round;
-      const decision = await this.policy.decide(this.ms);
+      const position = this.ms;
+      const decision = await this.policy.decide(position);
       this.latencies.push(decision.latencyMs);
       await new Promise((resolve) => setTimeout(resolve, this.settings.agentDelayMs));
-      this.lastAgentMove = { text: `Agent ${describeAction(round, decision.action)}`, decision, round };
       this.thinking = false;
+      if (this.ms !== position) {
+        // A new match was started while the agent was thinking: its move belongs to the old one.
+        this.maybeAgentTurn();
+        return;
+      }
+      this.lastAgentMove = { text: `Agent ${describeAction(position.round, decision.action)}`, decision, round: position.round };
       this.apply(decision.action);
     } catch (error) {
       this.thinking = false;
