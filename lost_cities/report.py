@@ -20,8 +20,21 @@ import matplotlib
 matplotlib.use("Agg")  # files only; no display on servers
 import matplotlib.pyplot as plt  # noqa: E402
 
-X_KEYS = ("update", "env_steps")
+X_KEYS = ("env_steps", "learner/env_steps", "update")  # the x axis: the first present, in this order
 MAX_PANELS = 9
+# Plotted by default, in this order (glob patterns); the first-seen keys when none match.
+DEFAULT_PATTERNS = (
+    "gates/*win_rate",
+    "eval*/win_rate",
+    "episode/win*",
+    "episode/margin*",
+    "episode/return*",
+    "episode/length*",
+    "episode/max_steps*",
+    "learner/entropy",
+    "learner/value_loss",
+    "learner/approx_kl",
+)
 
 
 def find_runs(paths):
@@ -71,7 +84,8 @@ def run_label(run, root):
 
 
 def curve_keys(all_rows, patterns):
-    """Numeric metric keys to plot: those matching ``patterns`` (all when none), in first-seen order."""
+    """Numeric metric keys to plot: those matching ``patterns`` in pattern order (the defaults
+    when none are given, falling back to all keys in first-seen order)."""
     keys = []
     for rows in all_rows:
         for row in rows:
@@ -79,13 +93,18 @@ def curve_keys(all_rows, patterns):
                 numeric = isinstance(value, int | float) and not isinstance(value, bool)
                 if numeric and key not in X_KEYS and key not in keys:
                     keys.append(key)
-    if patterns:
-        keys = [key for key in keys if any(fnmatch.fnmatch(key, p) for p in patterns)]
-    return keys[:MAX_PANELS]
+    chosen = [key for p in (patterns or DEFAULT_PATTERNS) for key in keys if fnmatch.fnmatch(key, p)]
+    chosen = list(dict.fromkeys(chosen))
+    return (chosen if chosen or patterns else keys)[:MAX_PANELS]
+
+
+def _x_key(rows):
+    return next((k for k in X_KEYS if any(k in row for row in rows)), "update")
 
 
 def _series(rows, key):
-    points = [(row.get("env_steps", row.get("update")), row[key]) for row in rows if key in row]
+    x_key = _x_key(rows)
+    points = [(row.get(x_key), row[key]) for row in rows if key in row]
     return [x for x, _ in points], [y for _, y in points]
 
 
@@ -148,6 +167,14 @@ def _cell(gate):
     return f"{gate['win_rate']:.3f} [{gate['win_rate_lower']:.3f}, {gate['win_rate_upper']:.3f}] {mark}"
 
 
+def _format(value):
+    if value is None:
+        return ""
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:.4g}"
+    return str(int(value))
+
+
 def markdown(labels, all_rows, all_gates, keys):
     gate_names = sorted({name for gates in all_gates for name in gates})
     header = ["run", "updates", "env steps", *(f"gate {name}" for name in gate_names), *keys]
@@ -158,9 +185,9 @@ def markdown(labels, all_rows, all_gates, keys):
         cells = [
             label,
             str(last.get("update", "")),
-            str(last.get("env_steps", "")),
+            _format(last.get(_x_key(rows)) if _x_key(rows) != "update" else None),
             *(_cell(gates[name]) if name in gates else "" for name in gate_names),
-            *("" if finals[key] is None else f"{finals[key]:.4g}" for key in keys),
+            *(_format(finals[key]) for key in keys),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

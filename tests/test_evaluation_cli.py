@@ -73,10 +73,11 @@ def _synthetic_sweep(root):
         run = root / f"{job}_ppo.ent_coef={coef}"
         (run / ".hydra").mkdir(parents=True)
         (run / ".hydra" / "overrides.yaml").write_text(f"- ppo.ent_coef={coef}\n")
+        steps_key = "env_steps" if job == 0 else "learner/env_steps"  # both spellings are read
         rows = [
             {
                 "update": u,
-                "env_steps": 1000 * u,
+                steps_key: 1000.0 * u,
                 "episode/return": slope * u,
                 "train/entropy": 2.0 - slope * u,
             }
