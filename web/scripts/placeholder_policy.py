@@ -80,7 +80,9 @@ def build_model(obs_dim, seed):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     dims = observation_dims()
     parser.add_argument("--obs-version", default=max(dims), choices=sorted(dims))
     parser.add_argument("--out-dir", type=Path, default=Path(__file__).resolve().parents[1] / "public")
