@@ -83,6 +83,11 @@ async function main() {
     page.on('console', (message) => message.type() === 'error' && errors.push(`console: ${message.text()}`));
     page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
     page.on('requestfailed', (request) => errors.push(`request failed: ${request.url()}`));
+    const origin = new URL(url).origin;
+    page.on('request', (request) => {
+      const target = request.url();
+      if (!target.startsWith(origin) && !/^(data|blob):/.test(target)) errors.push(`request leaves the site (not offline): ${target}`);
+    });
     await page.goto(url);
     await page.waitForFunction(() => window.lostCities?.policy || window.lostCities?.error, null, { timeout: 60000 });
     check(!(await page.evaluate(() => window.lostCities.error)), await page.evaluate(() => window.lostCities.error));
@@ -144,6 +149,17 @@ async function main() {
     await plain.goto(url.replace('&ep=wasm', ''));
     await plain.waitForFunction(() => window.lostCities?.policy || window.lostCities?.error, null, { timeout: 60000 });
     const defaultBackend = await plain.evaluate(() => window.lostCities.policy?.backend ?? window.lostCities.error);
+
+    // A model whose observation version the page does not implement is refused with a clear message.
+    const refused = await context.newPage();
+    await refused.route('**/policy.json', async (route) => {
+      const manifest = await (await route.fetch()).json();
+      await route.fulfill({ json: { ...manifest, obs_version: 'v999' } });
+    });
+    await refused.goto(url);
+    await refused.waitForFunction(() => window.lostCities?.error, null, { timeout: 60000 });
+    const refusal = await refused.locator('.actionbar.error').textContent();
+    check(/expects observation "v999".*implements/.test(refusal), `unexpected refusal message: ${refusal}`);
     const median = percentile(latencies, 0.5);
     const p95 = percentile(latencies, 0.95);
     check(errors.length === 0, `browser errors:\n${errors.join('\n')}`);
@@ -151,7 +167,8 @@ async function main() {
     console.log(`e2e: final you ${shown.you} : agent ${shown.agent}; Python replay ${JSON.stringify(replayed.final_carry)} (seats ${game.seats}) - match`);
     console.log(`e2e: agent move latency on WASM: median ${median.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms (bar: median < ${LATENCY_BAR_MS} ms)`);
     check(median < LATENCY_BAR_MS, `median agent latency ${median} ms exceeds ${LATENCY_BAR_MS} ms`);
-    console.log(`e2e: default start-up picked ${defaultBackend}; no console errors; screenshot saved to web/screenshot.png`);
+    console.log(`e2e: default start-up picked ${defaultBackend}; an unknown observation version is refused: "${refusal}"`);
+    console.log('e2e: no console errors, no requests outside the site; screenshot saved to web/screenshot.png');
   } finally {
     await browser.close();
     server.close();
