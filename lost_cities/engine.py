@@ -316,7 +316,7 @@ def step(state, action):
     pile_size = pile_size - (is_pile_colour & take_pile).astype(jnp.int8)
     new_card = jnp.where(from_deck, deck_card, pile_card)
 
-    placed_code = jnp.where(play, LOC_EXPEDITION, LOC_PILE) + player
+    placed_code = jnp.where(play, LOC_EXPEDITION + player, LOC_PILE)
     drawn_code = jnp.where(from_deck, LOC_HAND, LOC_KNOWN) + player
     loc = jnp.where(live & (card_ids == card), placed_code, state.loc)
     loc = jnp.where(live & (card_ids == new_card), drawn_code, loc).astype(jnp.int8)
