@@ -67,20 +67,31 @@ def read_metrics(run):
 
 
 def read_gates(run):
-    path = run / "gates.json"
-    return json.loads(path.read_text()) if path.exists() else {}
+    """``gates.json`` (name -> run_gates result); a run without one shows its final
+    ``evaluation.json`` (name -> duplicate results, no pass marks) instead."""
+    for name in ("gates.json", "evaluation.json"):
+        path = run / name
+        if path.exists():
+            return json.loads(path.read_text())
+    return {}
 
 
-def run_label(run, root):
-    """The run's Hydra overrides when recorded (what differs in a sweep), else its path."""
-    overrides = run / ".hydra" / "overrides.yaml"
-    if overrides.exists():
-        items = [
-            line.strip()[2:] for line in overrides.read_text().splitlines() if line.strip().startswith("- ")
-        ]
-        if items:
-            return " ".join(items)
-    return str(run.relative_to(root)) if run != root else run.name
+def _overrides(run):
+    path = run / ".hydra" / "overrides.yaml"
+    if not path.exists():
+        return []
+    return [line.strip()[2:] for line in path.read_text().splitlines() if line.strip().startswith("- ")]
+
+
+def run_labels(runs, root):
+    """Each run's Hydra overrides that not all runs share (what a sweep varies), else its path."""
+    overrides = [_overrides(run) for run in runs]
+    shared = set.intersection(*map(set, overrides)) if len(runs) > 1 else set()
+    labels = []
+    for run, items in zip(runs, overrides, strict=True):
+        varied = [item for item in items if item not in shared]
+        labels.append(" ".join(varied) if varied else str(run.relative_to(root)) if run != root else run.name)
+    return labels
 
 
 def curve_keys(all_rows, patterns):
@@ -144,7 +155,7 @@ def plot(runs, labels, all_rows, all_gates, keys, path):
                     yerr=err,
                     capsize=2,
                     color=f"C{i}",
-                    hatch=None if gate.get("passed") else "//",
+                    hatch="//" if gate.get("passed") is False else None,
                     edgecolor="black",
                     linewidth=0.5,
                     label=label if g == 0 else None,
@@ -152,19 +163,20 @@ def plot(runs, labels, all_rows, all_gates, keys, path):
         ax.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
         ax.set_xticks(range(len(gate_names)), gate_names, rotation=20, fontsize=7)
         ax.set_ylim(0, 1)
-        ax.set_title("gates: win rate, Wilson 95% (hatched: failed)", fontsize=9)
+        ax.set_title("win rate vs opponent, Wilson 95% (hatched: gate failed)", fontsize=9)
     for ax in flat[panels:]:
         ax.axis("off")
     handles, legend_labels = flat[0].get_legend_handles_labels()
     fig.legend(handles, legend_labels, loc="lower center", ncol=min(len(runs), 3), fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.04 + 0.03 * math.ceil(len(runs) / 3), 1, 1))
+    legend_inches = 0.3 + 0.22 * math.ceil(len(runs) / 3)
+    fig.tight_layout(rect=(0, legend_inches / fig.get_figheight(), 1, 1))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
 def _cell(gate):
-    mark = "pass" if gate.get("passed") else "FAIL"
-    return f"{gate['win_rate']:.3f} [{gate['win_rate_lower']:.3f}, {gate['win_rate_upper']:.3f}] {mark}"
+    mark = {True: " pass", False: " FAIL"}.get(gate.get("passed"), "")
+    return f"{gate['win_rate']:.3f} [{gate['win_rate_lower']:.3f}, {gate['win_rate_upper']:.3f}]{mark}"
 
 
 def _format(value):
@@ -177,7 +189,7 @@ def _format(value):
 
 def markdown(labels, all_rows, all_gates, keys):
     gate_names = sorted({name for gates in all_gates for name in gates})
-    header = ["run", "updates", "env steps", *(f"gate {name}" for name in gate_names), *keys]
+    header = ["run", "updates", "env steps", *(f"vs {name}" for name in gate_names), *keys]
     lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     for label, rows, gates in zip(labels, all_rows, all_gates, strict=True):
         last = rows[-1] if rows else {}
@@ -198,7 +210,7 @@ def write_report(paths, out=None, patterns=()):
     runs = find_runs(paths)
     root = Path(os.path.commonpath([str(p) for p in paths]))
     out = Path(out) if out else root
-    labels = [run_label(run, root) for run in runs]
+    labels = run_labels(runs, root)
     all_rows = [read_metrics(run) for run in runs]
     all_gates = [read_gates(run) for run in runs]
     keys = curve_keys(all_rows, patterns)

@@ -7,7 +7,7 @@ import sys
 import matplotlib.image
 import pytest
 
-from lost_cities.report import find_runs, main, read_metrics, run_label
+from lost_cities.report import find_runs, main, read_metrics, run_labels
 
 
 def _run(module, *overrides, cwd):
@@ -72,7 +72,7 @@ def _synthetic_sweep(root):
     for job, (coef, slope) in enumerate([("0.01", 0.002), ("0.03", 0.001)]):
         run = root / f"{job}_ppo.ent_coef={coef}"
         (run / ".hydra").mkdir(parents=True)
-        (run / ".hydra" / "overrides.yaml").write_text(f"- ppo.ent_coef={coef}\n")
+        (run / ".hydra" / "overrides.yaml").write_text(f"- experiment=tiny\n- ppo.ent_coef={coef}\n")
         steps_key = "env_steps" if job == 0 else "learner/env_steps"  # both spellings are read
         rows = [
             {
@@ -94,7 +94,7 @@ def test_report_compares_a_sweep(tmp_path):
     root = _synthetic_sweep(tmp_path / "multirun")
     runs = find_runs([root])
     assert [run.name for run in runs] == ["0_ppo.ent_coef=0.01", "1_ppo.ent_coef=0.03"]
-    assert [run_label(run, root) for run in runs] == ["ppo.ent_coef=0.01", "ppo.ent_coef=0.03"]
+    assert run_labels(runs, root) == ["ppo.ent_coef=0.01", "ppo.ent_coef=0.03"]  # the shared override dropped
     assert len(read_metrics(runs[0])) == 50  # the cut-off line of a run still writing is ignored
 
     assert main([str(root)]) == 0
@@ -103,7 +103,7 @@ def test_report_compares_a_sweep(tmp_path):
     assert image[..., :3].std() > 0.05  # something was drawn
     table = (root / "report.md").read_text().splitlines()
     header = next(line for line in table if line.startswith("| run"))
-    assert "gate heuristic_expert" in header and "episode/return" in header
+    assert "vs heuristic_expert" in header and "episode/return" in header
     row = next(line for line in table if line.startswith("| ppo.ent_coef=0.03"))
     assert "| 50 | 50000 |" in row and "0.400 [0.350, 0.450] FAIL" in row and "0.05 |" in row
 
