@@ -6,7 +6,7 @@
 import { DISCARD, N_DRAW_SOURCES, PLAY, encodeAction } from './cards';
 import { type Deal, type Random, randomDeal } from './deal';
 import { describeAction } from './describe';
-import { type PerSeat, type RoundState, boardScore, isLegal, step } from './engine';
+import { type PerSeat, type RoundState, boardScore, isLegal } from './engine';
 import { type GameRecord, LOG_FORMAT, LOG_VERSION, downloadJsonl, loadGames, saveGames } from './gameLog';
 import { type MatchState, matchResetFrom, matchStep } from './match';
 import type { Decision, Policy } from './policy';
@@ -117,16 +117,16 @@ export class App {
 
   /** Apply a legal move of the seat to move, recording it and any round end. */
   apply(action: number): void {
-    const finished = step(this.ms.round, action);
-    const before = this.ms;
-    this.ms = matchStep(this.ms, action).state;
+    const roundIdx = this.ms.roundIdx;
+    const { state, finishedRound } = matchStep(this.ms, action);
+    this.ms = state;
     this.actions.push(action);
-    if (finished.done) {
-      const scores = boardScore(finished.state);
+    if (finishedRound) {
+      const scores = boardScore(finishedRound);
       const last = this.ms.done;
       this.summaries.push({
-        roundIdx: before.roundIdx,
-        round: finished.state,
+        roundIdx,
+        round: finishedRound,
         scores,
         carry: [...this.ms.carry],
         nextStarter: last ? null : this.ms.starter,

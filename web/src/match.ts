@@ -38,21 +38,26 @@ export function nextStarter(carry: PerSeat<number>, coins: number[], nextRound: 
   return coins[nextRound];
 }
 
+export interface MatchStepResult extends StepResult<MatchState> {
+  finishedRound: RoundState | null; // the round this action ended (already replaced in `state`), for summaries
+}
+
 /** Apply `action`; a round's last ply adds its board scores to the carry and deals the next round. */
-export function matchStep(ms: MatchState, action: number): StepResult<MatchState> {
+export function matchStep(ms: MatchState, action: number): MatchStepResult {
   const played = step(ms.round, action);
   const roundEnded = played.done && !ms.round.done;
-  if (!roundEnded) return { state: { ...ms, round: played.state }, reward: [0, 0], done: ms.done };
-  const scores = boardScore(played.state);
+  if (!roundEnded) return { state: { ...ms, round: played.state }, reward: [0, 0], done: ms.done, finishedRound: null };
+  const finishedRound = played.state;
+  const scores = boardScore(finishedRound);
   const carry: PerSeat<number> = [ms.carry[0] + scores[0], ms.carry[1] + scores[1]];
   const nextRound = ms.roundIdx + 1;
   if (nextRound < N_ROUNDS) {
     const first = nextStarter(carry, ms.coins, nextRound);
     const state = { ...ms, round: resetFromOrder(ms.deckOrders[nextRound], first), roundIdx: nextRound, carry, starter: first };
-    return { state, reward: [0, 0], done: false };
+    return { state, reward: [0, 0], done: false, finishedRound };
   }
-  const state = { ...ms, round: played.state, carry, done: true };
-  return { state, reward: [carry[0] - carry[1], carry[1] - carry[0]], done: true };
+  const state = { ...ms, round: finishedRound, carry, done: true };
+  return { state, reward: [carry[0] - carry[1], carry[1] - carry[0]], done: true, finishedRound };
 }
 
 export const matchToMove = (ms: MatchState): number => ms.round.toMove;
