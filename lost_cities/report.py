@@ -24,8 +24,8 @@ X_KEYS = ("env_steps", "learner/env_steps", "update")  # the x axis: the first p
 MAX_PANELS = 9
 # Plotted by default, in this order (glob patterns); the first-seen keys when none match.
 DEFAULT_PATTERNS = (
-    "gates/*win_rate",
-    "eval*/win_rate",
+    "gates/*/win_rate",
+    "eval*/*/win_rate",
     "episode/win*",
     "episode/margin*",
     "episode/return*",

@@ -19,6 +19,7 @@ from lost_cities.evaluation import (
     current_round_only,
     deal_bank,
     duplicate_evaluate,
+    gate_metrics,
     play_duplicate,
     resolve_policy,
     run_gates,
@@ -265,6 +266,10 @@ def test_gates_pass_and_fail_on_their_bounds():
     assert not gates["ahead"]["passed"] and gates["ahead"]["checks"] == {"win_rate_lower >= 0.51": False}
     assert gates["even"]["win_rate"] == 0.5 and gates["even"]["deals"] == 16
     assert gates["even"]["opponent"] == "first_legal"
+    flat = gate_metrics(gates)
+    assert flat["gates/even/win_rate"] == 0.5 and flat["gates/even/passed"] == 1.0
+    assert flat["gates/ahead/passed"] == 0.0 and flat["gates/passed"] == 0.5
+    assert all(isinstance(value, float) for value in flat.values())
     json.dumps(gates, allow_nan=False)
 
 

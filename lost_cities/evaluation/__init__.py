@@ -8,7 +8,7 @@ from lost_cities.evaluation.duplicate import (
     play_duplicate,
     summarise,
 )
-from lost_cities.evaluation.gates import check_gates_config, run_gates
+from lost_cities.evaluation.gates import check_gates_config, gate_metrics, run_gates
 from lost_cities.evaluation.policies import current_round_only, resolve_policy
 from lost_cities.evaluation.stats import mean_interval, wilson_interval
 
@@ -20,6 +20,7 @@ __all__ = [
     "current_round_only",
     "deal_bank",
     "duplicate_evaluate",
+    "gate_metrics",
     "mean_interval",
     "play_duplicate",
     "resolve_policy",

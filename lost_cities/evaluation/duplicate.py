@@ -53,6 +53,10 @@ Results of :func:`duplicate_evaluate` (schema_version 1); all from policy A's si
   ``round`` int (1-based), ``margin_mean`` / ``margin_lower`` / ``margin_upper``
   (A's points margin of that round alone, interval as above), ``plies_mean`` float,
   ``max_steps_rate`` float.
+
+``lost_cities.evaluate`` / ``tournament`` add ``agent``, ``opponent``, ``bank`` (str),
+``seed`` (int) and ``seconds`` (float, wall time of the games); ``run_gates`` adds
+``opponent``, ``checks`` and ``passed``.
 """
 
 

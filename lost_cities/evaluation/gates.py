@@ -87,3 +87,20 @@ def run_gates(env, policy, gates_cfg, key):
             "passed": all(checks.values()),
         }
     return out
+
+
+def gate_metrics(gates, prefix="gates"):
+    """Flat scalars of :func:`run_gates`'s result for metrics.jsonl and W&B summaries.
+
+    ``{f"{prefix}/{gate}/{metric}": float}`` for every numeric metric (``None`` ones
+    skipped) plus ``.../passed`` as 0/1 and ``f"{prefix}/passed"``, the fraction passed.
+    A best-checkpoint rule names one of these keys, e.g. ``gates/heuristic_expert/win_rate_lower``.
+    """
+    flat = {}
+    for name, result in gates.items():
+        for metric in _NUMERIC_KEYS:
+            if result.get(metric) is not None:
+                flat[f"{prefix}/{name}/{metric}"] = float(result[metric])
+        flat[f"{prefix}/{name}/passed"] = float(result["passed"])
+    flat[f"{prefix}/passed"] = sum(float(r["passed"]) for r in gates.values()) / max(len(gates), 1)
+    return flat
