@@ -5,6 +5,11 @@ of the finished rounds, where the match stands, the deck clock, and per colour h
 points are still reachable on top of each expedition, split by where those cards are.
 Margins are scaled by 75 (and bucketed) so that a 50-point lead is a large signal.
 
+Every scaling is a multiplication by a float32 reciprocal (``x * (1/75)``), not a
+division: XLA rewrites compiled division by a constant that way but not every other path
+does, so writing it out gives the same bits in eager and jitted JAX, the Python
+reference and the web client.
+
 | indices   | content                                                                  |
 | --------- | ------------------------------------------------------------------------ |
 | 0..453    | observation v1 of the current round (``observation.observation``)        |
@@ -50,9 +55,16 @@ from lost_cities.privileged import HIDDEN_DIM, hidden_information
 OBS_V2_VERSION = "v2"
 OBS_V2_DIM = 512
 PRIVILEGED_V2_DIM = OBS_V2_DIM + HIDDEN_DIM
-MARGIN_SCALE = 75.0
-BOARD_SCALE = 50.0
-COLOUR_RANK_TOTAL = 54.0  # 2 + 3 + ... + 10
+
+
+def _reciprocal(scale):
+    return np.float32(1.0) / np.float32(scale)
+
+
+PER_MARGIN = _reciprocal(75)
+PER_BOARD = _reciprocal(50)
+PER_COLOUR_RANKS = _reciprocal(54)  # 2 + 3 + ... + 10
+PER_ROUNDS_LEFT = _reciprocal(2)
 # A margin m (an integer) falls in bucket i when it exceeds exactly i of these.
 MARGIN_THRESHOLDS = np.array([-50, -25, -10, -0.5, 0.5, 9.5, 24.5, 49.5], np.float32)
 N_MARGIN_BUCKETS = len(MARGIN_THRESHOLDS) + 1
@@ -103,22 +115,22 @@ def match_observation(ms, player):
     rounds = jnp.arange(N_ROUNDS)
     match_features = jnp.concatenate(
         [
-            (carry_margin / MARGIN_SCALE)[None],
+            (carry_margin * PER_MARGIN)[None],
             margin_buckets(carry_margin),
             (rounds == ms.round_idx).astype(jnp.float32),
             jnp.stack(
                 [
-                    (N_ROUNDS - 1 - ms.round_idx).astype(jnp.float32) / (N_ROUNDS - 1),
+                    (N_ROUNDS - 1 - ms.round_idx).astype(jnp.float32) * PER_ROUNDS_LEFT,
                     my_turn.astype(jnp.float32),
                     (ms.starter == player).astype(jnp.float32),
                     draws_last.astype(jnp.float32),
-                    board_margin / BOARD_SCALE,
-                    projected / MARGIN_SCALE,
+                    board_margin * PER_BOARD,
+                    projected * PER_MARGIN,
                 ]
             ),
             margin_buckets(projected),
-            mine / COLOUR_RANK_TOTAL,
-            theirs / COLOUR_RANK_TOTAL,
+            mine * PER_COLOUR_RANKS,
+            theirs * PER_COLOUR_RANKS,
         ]
     )
     return jnp.concatenate([observation(state, player), match_features])
