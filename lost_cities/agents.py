@@ -59,7 +59,12 @@ def _checkpoint_dir(path):
 
 
 def load(path, env=None):
-    """An :class:`Agent` from a checkpoint; ``env`` (an Env or its name) defaults to the training env."""
+    """An :class:`Agent` from a checkpoint (or an exported ``.onnx`` file: an ``OnnxAgent``);
+    ``env`` (an Env or its name) defaults to the training env."""
+    if Path(path).suffix == ".onnx":
+        from lost_cities.onnx_agent import load_onnx
+
+        return load_onnx(path, env)
     from lost_cities.ppo.checkpoint import restore_params
 
     params, meta = restore_params(_checkpoint_dir(path))
