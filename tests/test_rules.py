@@ -216,6 +216,7 @@ def test_round_ends_on_the_last_deck_card_with_the_reward_only_then():
     assert int(state.to_move) == 1 - mover  # to_move advances on the ending transition
     assert order[59] in np.asarray(state.hands[mover]).tolist()  # the last card stays in hand
     assert int(state.deck_ptr) == 60
+    assert_dealt_dtypes(state)
 
 
 def _stalled_to_max_steps():
@@ -259,6 +260,7 @@ def test_forced_end_at_400_plies_is_scored_like_a_natural_end():
     assert np.asarray(jit_board(state)).tolist() == [-8.0, -20.0]
     assert int(state.to_move) == MAX_STEPS % 2  # seat 0 started; advanced past the last ply
     assert not np.asarray(jit_mask(state)).any()
+    assert_dealt_dtypes(state)
 
 
 # --- scoring -----------------------------------------------------------------------
@@ -324,19 +326,33 @@ def test_actions_after_the_end_are_exact_no_ops():
 # --- types -------------------------------------------------------------------------
 
 
+def assert_dealt_dtypes(state):
+    """Every field keeps the dtype and shape it was dealt with (a silent int8 -> int32
+    promotion in ``step`` would show here)."""
+    dealt = reset_from_order(jnp.arange(60, dtype=jnp.int32), 0)
+    for name in dealt.__dataclass_fields__:
+        want, got = getattr(dealt, name), getattr(state, name)
+        assert got.dtype == want.dtype, f"{name}: dealt as {want.dtype}, now {got.dtype}"
+        assert got.shape == want.shape, f"{name}: dealt as {want.shape}, now {got.shape}"
+    assert state.to_move.dtype == jnp.int32 and state.plies.dtype == jnp.int32
+    assert state.done.dtype == jnp.bool_
+
+
 @pytest.mark.parametrize("jitted", [True, False])
 def test_step_preserves_every_field_dtype(jitted):
-    state = _mid_game_state()
     step_fn = jit_step if jitted else step
-    legal = int(np.flatnonzero(np.asarray(jit_mask(state)))[0])
-    illegal = int(np.flatnonzero(~np.asarray(jit_mask(state)))[0])
-    fields = state.__dataclass_fields__
-    for action in (legal, illegal):
-        after, reward, done = step_fn(state, action)
-        for name in fields:
-            before_leaf, after_leaf = getattr(state, name), getattr(after, name)
-            assert after_leaf.dtype == before_leaf.dtype, f"{name}: {before_leaf.dtype} -> {after_leaf.dtype}"
-            assert after_leaf.shape == before_leaf.shape, name
+    state = deal([num(0, r) for r in range(2, 10)], [num(1, r) for r in range(2, 10)])
+    assert_dealt_dtypes(state)
+    for card, place_type, draw_source in [
+        (num(0, 2), PLAY, DECK),
+        (num(1, 2), DISCARD, DECK),
+        (num(0, 3), DISCARD, pile(1)),  # a pile draw
+        (num(0, 2), PLAY, DECK),  # seat 1 does not hold it: illegal, a no-op
+    ]:
+        hand = np.asarray(state.hands[int(state.to_move)]).tolist()
+        action = make_action(hand.index(card), place_type, draw_source) if card in hand else N_ACTIONS
+        state, reward, done = step_fn(state, action)
+        assert_dealt_dtypes(state)
         assert reward.dtype == jnp.float32 and reward.shape == (2,)
-        assert done.dtype == jnp.bool_
-    assert state.to_move.dtype == jnp.int32 and state.done.dtype == jnp.bool_
+        assert done.dtype == jnp.bool_ and done.shape == ()
+    assert int(state.plies) == 3
