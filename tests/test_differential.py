@@ -1,7 +1,7 @@
 """Differential test: the JAX engine against the independent reference (tests/reference_engine.py).
 
-Games are played in lockstep: the JAX side steps the whole batch with one jitted
-``vmap`` call per ply, the reference steps each game in Python. Actions come from the
+Games are played in lockstep: the JAX side steps the whole batch with the public
+batched (``jit(vmap(...))``) functions, the reference steps each game in Python. Actions come from the
 reference's own legal mask (about 10% illegal or out-of-range actions mixed in, and
 random actions after the end); at every ply legal masks, rewards, done, board scores,
 ``to_move``, plies and both players' full observations must agree.
@@ -14,7 +14,7 @@ import jax
 import numpy as np
 from reference_engine import N_ACTIONS, N_CARDS, RefRound
 
-from lost_cities import board_score, legal_action_mask, observation, reset_from_order, step
+from lost_cities import batched_legal_mask, batched_obs, batched_step, board_score, reset_from_order
 
 CHUNK_GAMES = 2_000
 FULL_CHUNKS = 50
@@ -29,28 +29,20 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("chunk", range(chunks))
 
 
+batched_board_score = jax.jit(jax.vmap(board_score))
+
+
 def _observe(states):
+    n = len(states.done)
     return {
-        "mask": jax.vmap(legal_action_mask)(states),
-        "obs0": jax.vmap(observation, in_axes=(0, None))(states, 0),
-        "obs1": jax.vmap(observation, in_axes=(0, None))(states, 1),
-        "board": jax.vmap(board_score)(states),
+        "mask": batched_legal_mask(states),
+        "obs0": batched_obs(states, np.zeros(n, np.int32)),
+        "obs1": batched_obs(states, np.ones(n, np.int32)),
+        "board": batched_board_score(states),
         "to_move": states.to_move,
         "plies": states.plies,
         "done": states.done,
     }
-
-
-@jax.jit
-def _deal(orders, first_players):
-    states = jax.vmap(reset_from_order)(orders, first_players)
-    return states, _observe(states)
-
-
-@jax.jit
-def _play(states, actions):
-    states, rewards, done = jax.vmap(step)(states, actions)
-    return states, rewards, done, _observe(states)
 
 
 class ReferenceBatch:
@@ -160,14 +152,16 @@ def test_engine_matches_reference(chunk):
     first_players = rng.integers(0, 2, CHUNK_GAMES).astype(np.int32)
     styles = rng.choice(3, CHUNK_GAMES, p=[0.5, 0.35, 0.15])
     reference = ReferenceBatch(orders, first_players)
-    states, view = _deal(orders, first_players)
+    states = jax.jit(jax.vmap(reset_from_order))(orders, first_players)
+    view = _observe(states)
     _assert_views_agree(view, reference.view, ply=0)
 
     ply = 0
     while not reference.view["done"].all():
         ply += 1
         actions = choose_actions(rng, reference.view["mask"], styles)
-        states, rewards, done, view = _play(states, actions)
+        states, rewards, done = batched_step(states, actions)
+        view = _observe(states)
         want_rewards, want_done = reference.step(actions)
         np.testing.assert_array_equal(np.asarray(rewards), want_rewards, err_msg=f"rewards at ply {ply}")
         np.testing.assert_array_equal(np.asarray(done), want_done, err_msg=f"done at ply {ply}")
