@@ -1,9 +1,10 @@
 """An independent plain-Python reference for one round of Lost Cities (SPEC §2, §4).
 
 Written again from the specification, sharing no code with ``lost_cities``, so that the
-differential test compares two separate readings of the rules. It favours plain lists
-over speed; the differential test plays thousands of games with it, so the hot paths
-(legal mask, observation) avoid needless work but stay readable.
+differential test compares two separate readings of the rules. Plain lists of cards,
+plus per-expedition summaries that ``step`` keeps up to date: the differential test
+plays thousands of games with it, so the hot paths (legal mask, observation) avoid
+rescanning the expeditions.
 """
 
 N_COLOURS = 5
@@ -59,8 +60,8 @@ def build_deck_order(hand0, hand1, draws=()):
     chosen = list(hand0) + list(hand1) + list(draws)
     if len(hand0) != HAND_SIZE or len(hand1) != HAND_SIZE or len(set(chosen)) != len(chosen):
         raise ValueError("need 8 distinct cards per hand and distinct draw cards")
-    rest = [c for c in range(N_CARDS) if c not in set(chosen)]
-    return chosen + rest
+    taken = set(chosen)
+    return chosen + [c for c in range(N_CARDS) if c not in taken]
 
 
 class RefRound:

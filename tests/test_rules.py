@@ -53,10 +53,11 @@ def is_legal(state, card, place_type, draw_source):
 
 
 def move(state, card, place_type, draw_source):
-    """Apply a move that must be legal: ``plies`` advances by one."""
+    """Apply a mid-round move that must be legal: ``plies`` advances, no reward, no end."""
     before = int(state.plies)
     state, reward, done = jit_step(state, action_for(state, card, place_type, draw_source))
     assert int(state.plies) == before + 1, f"move ({card}, {place_type}, {draw_source}) was refused"
+    assert not bool(done) and not np.asarray(reward).any(), "reward or end in mid-round"
     return state, reward, done
 
 
