@@ -1,0 +1,57 @@
+"""Training throughput for the bench: env steps per second and the engine's share of it."""
+
+import time
+
+import jax
+import jax.numpy as jnp
+
+from lost_cities.ppo.trainer import Trainer
+from lost_cities.sampling import uniform_legal_action
+
+
+def _timed(fn, *args, repeats):
+    out = jax.block_until_ready(fn(*args))  # compile and warm up
+    start = time.perf_counter()
+    for _ in range(repeats):
+        out = jax.block_until_ready(fn(*args))
+    return (time.perf_counter() - start) / repeats, out
+
+
+def measure_throughput(cfg, repeats=3):
+    """``{train_env_steps_per_sec, engine_seconds, update_seconds, engine_share, ...}``.
+
+    ``train_env_steps_per_sec``: moves played by both seats per second of whole PPO
+    updates (rollout, GAE and the epochs). The engine's share is the time the same
+    number of moves takes with the network replaced by uniform-random actions (legal
+    mask, observation and step, batched and scanned alike), over the update's time.
+    """
+    trainer = Trainer.from_config(cfg)
+    state = trainer.init(cfg.seed)
+    update = jax.jit(trainer.update)
+    state, _ = update(state)
+    steps_before = int(state.env_steps)
+    update_seconds, (state, _) = _timed(update, state, repeats=repeats)
+    moves_per_update = (int(state.env_steps) - steps_before) / (repeats + 1)
+
+    env, n = trainer.env, cfg.ppo.num_envs
+    length = max(1, round(moves_per_update / n))
+
+    def engine_only(states, key):
+        def one_move(states, key):
+            mask = jax.vmap(env.legal_mask)(states)
+            obs = jax.vmap(env.observe)(states, jax.vmap(env.to_move)(states))
+            action = jax.vmap(uniform_legal_action)(jax.random.split(key, n), mask)
+            states, _, done = jax.vmap(env.step)(states, action)
+            return states, jnp.sum(obs[:, 0]) + jnp.sum(done)
+
+        return jax.lax.scan(one_move, states, jax.random.split(key, length))
+
+    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), n))
+    engine_seconds, _ = _timed(jax.jit(engine_only), states, jax.random.PRNGKey(1), repeats=repeats)
+    return {
+        "train_env_steps_per_sec": moves_per_update / update_seconds,
+        "update_seconds": update_seconds,
+        "engine_seconds": engine_seconds,
+        "engine_share": engine_seconds / update_seconds,
+        "moves_per_update": moves_per_update,
+    }
