@@ -153,7 +153,7 @@ def manifest(agent, checkpoint, name):
     run_dir = run_dir_of(checkpoint)
     gates = run_dir / "gates.json" if run_dir else None
     return {
-        "name": name,
+        "name": name or default_name(meta, checkpoint),
         "placeholder": False,
         "obs_version": meta["obs_version"],
         "obs_dim": meta["obs_dim"],
@@ -173,6 +173,12 @@ def manifest(agent, checkpoint, name):
     }
 
 
+def default_name(meta, checkpoint):
+    """``<experiment> <run dir> update <n>``: enough to find the run the model came from."""
+    run_dir = run_dir_of(checkpoint) or Path(checkpoint)
+    return f"{meta['config']['experiment_name']} {run_dir.absolute().name} update {meta['update']}"
+
+
 def export(checkpoint, out, name=None):
     """Write ``out`` (.onnx) and its manifest (.json); returns both paths."""
     out = Path(out)
@@ -180,7 +186,7 @@ def export(checkpoint, out, name=None):
         raise ValueError(f"out={out} must end in .onnx (the manifest is written beside it as .json)")
     agent = agents.load(checkpoint)
     model = policy_graph(agent.params, agent.meta["network"], agent.meta["obs_dim"])
-    info = manifest(agent, checkpoint, name or Path(checkpoint).absolute().name)
+    info = manifest(agent, checkpoint, name)
     out.parent.mkdir(parents=True, exist_ok=True)
     onnx.save(model, out)
     manifest_path = out.with_suffix(".json")

@@ -30,7 +30,7 @@ from lost_cities.ppo.trainer import Trainer, TrainState
 from lost_cities.train import checkpoint_meta
 
 CONF = str(Path(__file__).resolve().parents[1] / "conf")
-GAMES, PLIES = 12, 128  # 1,536 positions of 3-round matches, both seats
+GAMES, PLIES = 8, 200  # up to 1,600 positions of 3-round matches
 TOLERANCE = 1e-5
 
 
@@ -72,14 +72,18 @@ def write_run(run_dir, gates):
 
 @pytest.fixture(scope="module")
 def positions():
-    """States, observations and legal masks of the player to move, from random-bot match3 games."""
+    """States, observations and legal masks of the player to move, from match3 games where
+    each move is the random bot's or discard_only's by a coin flip (random alone drags a
+    round out over a hundred plies; the mix reaches round 3)."""
     env = make_env("match3")
-    policy = bots.make("random")
+    random_bot, discard_only = bots.make("random"), bots.make("discard_only")
 
     def ply(state, key):
         player = env.to_move(state)
         record = (state, env.observe(state, player), env.legal_mask(state), env.done(state))
-        state, _, _ = env.step(state, policy(state, key))
+        coin, key = jax.random.split(key)
+        action = jnp.where(jax.random.bernoulli(coin), random_bot(state, key), discard_only(state, key))
+        state, _, _ = env.step(state, action)
         return state, record
 
     def game(key):
@@ -120,10 +124,12 @@ def check_parity(trainer, params, session, obs, masks):
 
 
 def test_enough_real_positions(positions):
-    _, obs, masks = positions
+    states, obs, masks = positions
     assert len(obs) >= 1000
     assert masks.any(-1).all()
     assert len(np.unique(obs, axis=0)) >= 1000  # real, distinct positions (not one state repeated)
+    assert set(np.asarray(states.round_idx).tolist()) == {0, 1, 2}
+    assert set(np.asarray(states.to_move).tolist()) == {0, 1}
 
 
 def test_relu_parity(relu_run, positions):
@@ -171,6 +177,7 @@ def test_manifest(relu_run):
     assert manifest["config_sha256"] != config_digest({**saved, "seed": saved["seed"] + 1})
     assert manifest["update"] == 0 and manifest["created"]
     assert Path(manifest["checkpoint"]) == run_dir
+    assert manifest["name"] == f"default {run_dir.name} update 0"
 
 
 def test_onnx_agent_acts_like_checkpoint_agent(relu_run, positions):
