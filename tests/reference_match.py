@@ -16,7 +16,13 @@ from reference_engine import (
 )
 
 N_ROUNDS = 3
-OBS_V2_DIM = 512
+N_MATCH_FEATURES = 512 - 454
+PER_2, PER_50, PER_54, PER_75 = (np.float32(1) / np.float32(scale) for scale in (2, 50, 54, 75))
+FEATURE_SCALES = np.array(
+    [PER_75] + [1] * 9 + [1] * 3 + [PER_2, 1, 1, 1, PER_50, PER_75] + [1] * 9 + [PER_54] * 30, np.float32
+)
+CARD_COLOUR = [colour_of(card) for card in range(N_CARDS)]
+CARD_RANK = [0 if is_handshake(card) else rank_of(card) for card in range(N_CARDS)]  # 0: no number
 # Bucket edges as integers: bucket i holds the margins m with LOWER[i] <= m <= UPPER[i].
 BUCKET_RANGES = [
     (-(10**9), -50),
@@ -41,6 +47,7 @@ class RefMatch:
     """Three ``RefRound``s; the carry, start rule and final reward of SPEC §3."""
 
     def __init__(self, deck_orders, coins):
+        self.moves = 0  # legal placements made in the whole match
         self.deck_orders = [[int(c) for c in order] for order in deck_orders]
         self.coins = [int(c) for c in coins]
         self.carry = [0.0, 0.0]
@@ -48,6 +55,8 @@ class RefMatch:
         self.starter = self.coins[0]
         self.round = RefRound(self.deck_orders[0], self.starter)
         self.done = False
+        self.later_starts = []  # (carry before the round, its starter) for rounds 2 and 3
+        self.round_lengths = []  # plies of each finished round
 
     @property
     def to_move(self):
@@ -60,9 +69,12 @@ class RefMatch:
         """Returns ``(reward2, done)``; illegal and post-end actions are no-ops."""
         if self.done:
             return [0.0, 0.0], True
+        plies = self.round.plies
         _, round_over = self.round.step(action)
+        self.moves += self.round.plies - plies
         if not round_over:
             return [0.0, 0.0], False
+        self.round_lengths.append(self.round.plies)
         boards = self.round.board_score()
         self.carry = [self.carry[0] + boards[0], self.carry[1] + boards[1]]
         if self.round_idx == N_ROUNDS - 1:
@@ -74,62 +86,57 @@ class RefMatch:
             self.starter = 0 if self.carry[0] > self.carry[1] else 1
         else:
             self.starter = self.coins[self.round_idx]
+        self.later_starts.append((tuple(self.carry), self.starter))
         self.round = RefRound(self.deck_orders[self.round_idx], self.starter)
         return [0.0, 0.0], False
 
-    def _reachable(self, seat, places):
-        """Per place (a set of card ids), per colour: ranks of numbers above ``seat``'s highest."""
-        values = []
-        for place in places:
-            per_colour = [0] * N_COLOURS
-            for card in place:
-                if not is_handshake(card) and rank_of(card) > self.round.highest[seat][colour_of(card)]:
-                    per_colour[colour_of(card)] += rank_of(card)
-            values += [v / 54 for v in per_colour]
-        return values
+    def match_features(self, player):
+        """float32[58]: observation v2 after its 454 v1 entries (the layout table's 454..511).
 
-    def observation_v2(self, player):
+        Each entry is a small integer times its float32 scale (a reciprocal, as documented
+        there), one float32 product, so the values are exact and compared bit for bit.
+        """
         r = self.round
         opponent = 1 - player
         carry_margin = self.carry[player] - self.carry[opponent]
-        boards = r.board_score()
-        board_margin = boards[player] - boards[opponent]
+        board_margin = r.boards[player] - r.boards[opponent]
         projected = carry_margin + board_margin
-        my_turn = r.to_move == player
-        deck_left = len(r.deck)
-        # Only deck draws from now on: plies alternate and the deck_left-th ply draws the
-        # last card; the mover makes the odd-numbered plies.
-        last_drawer = r.to_move if deck_left % 2 == 1 else 1 - r.to_move
-        draws_last = (not self.done) and last_drawer == player
-
-        in_piles = {card for pile in r.piles for card in pile}
-        seen = set(r.hands[player]) | set(r.known[opponent]) | in_piles
-        for seat in range(2):
-            for expedition in r.expeditions[seat]:
-                seen |= set(expedition)
-        unseen = set(range(N_CARDS)) - seen
-        assert len(unseen) == deck_left + len(r.hands[opponent]) - len(r.known[opponent])
-        mine = self._reachable(player, [set(r.hands[player]), in_piles, unseen])
-        theirs = self._reachable(opponent, [set(r.known[opponent]), in_piles, unseen])
-        features = (
-            [carry_margin / 75]
+        # Only deck draws from now on: plies alternate and the len(deck)-th ply draws the
+        # last card; the player to move makes the odd-numbered plies.
+        last_drawer = r.to_move if len(r.deck) % 2 == 1 else 1 - r.to_move
+        draws_last = not self.done and last_drawer == player
+        in_piles = [card for pile in r.piles for card in pile]
+        unseen = r.deck + [c for c in r.hands[opponent] if c not in r.known[opponent]]
+        raw = (
+            [carry_margin]
             + margin_bucket_one_hot(carry_margin)
-            + [float(i == self.round_idx) for i in range(N_ROUNDS)]
+            + [i == self.round_idx for i in range(N_ROUNDS)]
             + [
-                (N_ROUNDS - 1 - self.round_idx) / 2,
-                float(my_turn),
-                float(self.starter == player),
-                float(draws_last),
-                board_margin / 50,
-                projected / 75,
+                N_ROUNDS - 1 - self.round_idx,
+                r.to_move == player,
+                self.starter == player,
+                draws_last,
+                board_margin,
+                projected,
             ]
             + margin_bucket_one_hot(projected)
-            + mine
-            + theirs
+            + _reachable(r.highest[player], [r.hands[player], in_piles, unseen])
+            + _reachable(r.highest[opponent], [r.known[opponent], in_piles, unseen])
         )
-        obs = r.observation(player) + features
-        assert len(obs) == OBS_V2_DIM
-        return obs
+        return np.array(raw, np.float32) * FEATURE_SCALES
+
+
+def _reachable(highest, places):
+    """Per place, per colour: the rank total of the numbers above ``highest[colour]``."""
+    totals = []
+    for place in places:
+        per_colour = [0] * N_COLOURS
+        for card in place:
+            colour, rank = CARD_COLOUR[card], CARD_RANK[card]
+            if rank > highest[colour]:
+                per_colour[colour] += rank
+        totals += per_colour
+    return totals
 
 
 def random_deals(rng, n):
