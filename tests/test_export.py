@@ -2,8 +2,8 @@
 ONNX agent against the checkpoint agent.
 
 The checkpoint is written by the project's own code (``Trainer`` from the composed
-config, ``Checkpoints.save`` with ``checkpoint_meta``), its network's weights drawn at
-unit scale: the head's near-zero init would make every position a near-tie and the
+config, ``Checkpoints.save`` with ``checkpoint_meta``), its network's weights drawn
+large: the head's near-zero init would make every position a near-tie and the
 argmax comparison meaningless. (``Trainer.init`` is skipped: it compiles the rollout's
 env slots, which a checkpoint of the policy does not need.)
 """
@@ -43,15 +43,16 @@ def make_trainer(activation):
 
 
 def init_params(trainer, seed):
-    """The network's params (shapes from ``network.init``) drawn at unit scale: weights
-    ~ N(0, 1/fan_in), biases ~ N(0, 0.1^2), so the logits are of order 1."""
+    """The network's params (shapes from ``network.init``) drawn large: weights
+    ~ N(0, 9/fan_in), biases ~ N(0, 0.1^2), so the logits spread over several units (the
+    observation is sparse) and a wrong activation shows in them."""
     env, rng = trainer.env, np.random.default_rng(seed)
     shapes = jax.eval_shape(
         trainer.network.init, jax.random.PRNGKey(0), jnp.zeros((1, env.obs_dim)), jnp.zeros((1, 0))
     )
     return jax.tree_util.tree_map(
         lambda p: jnp.asarray(
-            rng.normal(0, p.shape[0] ** -0.5 if len(p.shape) == 2 else 0.1, p.shape), jnp.float32
+            rng.normal(0, 3 * p.shape[0] ** -0.5 if len(p.shape) == 2 else 0.1, p.shape), jnp.float32
         ),
         shapes,
     )
@@ -114,6 +115,7 @@ def check_parity(trainer, params, session, obs, masks):
     probs, logits = session.run(["probs", "logits"], {"obs": obs, "mask": masks.astype(np.float32)})
     want_probs, want_logits = jax_policy(trainer, params, obs, masks)
     assert np.abs(probs - want_probs).max() <= TOLERANCE
+    np.testing.assert_allclose(logits[masks], want_logits[masks], rtol=TOLERANCE, atol=TOLERANCE)
     assert np.array_equal(logits[~masks], np.full((~masks).sum(), ILLEGAL_LOGIT, np.float32))
     assert np.all(probs[~masks] == 0)
     np.testing.assert_allclose(probs.sum(-1), 1, atol=1e-5)
