@@ -39,6 +39,8 @@ COLOURS = jnp.arange(N_COLOURS, dtype=jnp.int32)
 SLOTS = jnp.arange(N_SLOTS, dtype=jnp.int32)
 SLOT_RANK = jnp.where(SLOTS >= N_HANDSHAKE_SLOTS, SLOTS - 1, 0)
 EXPEDITION_COST = 20.0
+GIFT_TO_EMPTY_EXPEDITION = 0.25  # share of a card's points the opponent may open with
+HANDSHAKE_WORTH = 5.0  # points a live handshake is taken to be worth to the opponent
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,9 @@ class Style:
     extend_draws_only: bool = False  # pile draws only for the next card of an expedition
 
 
+# heuristic_balanced: opens a colour whose projection clears 4 points (a handshake: 14),
+# counting 30% of the unseen higher numbers; weighs a gift to the opponent at 0.7; takes
+# a pile top worth 3 points more to it than an unknown deck card.
 BALANCED = Style(
     open_threshold=4.0,
     handshake_threshold=14.0,
@@ -64,6 +69,8 @@ BALANCED = Style(
     danger_weight=0.7,
     pile_draw_cost=3.0,
 )
+# heuristic_cautious: opens only above 12 points (a handshake: 24), counting 20% of the
+# unseen higher numbers; weighs a gift to the opponent fully; draws as balanced does.
 CAUTIOUS = Style(
     open_threshold=12.0,
     handshake_threshold=24.0,
@@ -175,10 +182,14 @@ def action_values(round_state, style, open_shift=0.0, hand_weight=1.0):
     opp_top_of_card = _per_card(onehot, opp_top)
     opp_live = jnp.where(is_number, slot > opp_top_of_card, opp_top_of_card == 0)
     opp_card_started = _per_card(onehot, opp_started.astype(jnp.int32)) > 0
-    opp_worth = jnp.where(is_number, rank, 5.0)
+    opp_worth = jnp.where(is_number, rank, HANDSHAKE_WORTH)
     danger = jnp.where(
         opp_live,
-        jnp.where(opp_card_started, _per_card(onehot, opp_mult) * opp_worth, 0.25 * opp_worth),
+        jnp.where(
+            opp_card_started,
+            _per_card(onehot, opp_mult) * opp_worth,
+            GIFT_TO_EMPTY_EXPEDITION * opp_worth,
+        ),
         0.0,
     )
     discard = -keep - style.danger_weight * danger
