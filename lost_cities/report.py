@@ -144,9 +144,10 @@ def plot(runs, labels, all_rows, all_gates, keys, path):
                 if gate is None:
                     continue
                 x = g + (i - (len(runs) - 1) / 2) * width
+                # Clamped: older files may hold a bound a rounding error past the estimate.
                 err = [
-                    [gate["win_rate"] - gate["win_rate_lower"]],
-                    [gate["win_rate_upper"] - gate["win_rate"]],
+                    [max(gate["win_rate"] - gate["win_rate_lower"], 0.0)],
+                    [max(gate["win_rate_upper"] - gate["win_rate"], 0.0)],
                 ]
                 ax.bar(
                     x,

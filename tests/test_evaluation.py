@@ -69,6 +69,8 @@ def test_wilson_interval_matches_published_values(successes, n, low, high):
 
 def test_wilson_interval_edge_cases():
     assert wilson_interval(0, 0) == (0.0, 1.0)
+    for n in (1, 7, 400, 1000):  # the estimate always lies inside, exactly at 0 and 1
+        assert wilson_interval(0, n)[0] == 0.0 and wilson_interval(n, n)[1] == 1.0
     low, high = wilson_interval(50, 100)
     assert low == pytest.approx(1 - high) and low < 0.5 < high
     # 0 successes: upper bound is z^2 / (n + z^2) in closed form.

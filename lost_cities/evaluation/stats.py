@@ -18,7 +18,7 @@ def wilson_interval(successes, n, z=Z95):
     denom = 1.0 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z / denom * math.sqrt(max(p * (1 - p) / n + z * z / (4 * n * n), 0.0))
-    return max(centre - half, 0.0), min(centre + half, 1.0)
+    return max(min(centre - half, p), 0.0), min(max(centre + half, p), 1.0)  # exact at p = 0 or 1
 
 
 def mean_interval(values, z=Z95):
