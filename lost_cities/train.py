@@ -75,6 +75,8 @@ def _prepare(cfg, run_dir):
     """The config to train with and the run dir (a resumed run's own, with its saved config)."""
     if cfg.resume is None:
         run_dir = Path(run_dir)
+        if (run_dir / METRICS_FILE).exists():
+            raise FileExistsError(f"{run_dir} already holds a run; continue it with resume={run_dir}")
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / CONFIG_FILE).write_text(OmegaConf.to_yaml(cfg, resolve=True))
         (run_dir / "wandb_id.txt").write_text(uuid.uuid4().hex[:12])

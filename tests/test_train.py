@@ -370,8 +370,7 @@ def test_resume_without_a_checkpoint_fails_clearly(tmp_path):
 
 
 def test_wandb_offline_run_is_written(tmp_path):
-    overrides = [o for o in SHARED if not o.startswith(("logger", "ppo.total_steps"))]
-    _, _, run_dir, logger = _train([*overrides, "logger=wandb", "ppo.total_steps=1024"], tmp_path)
+    _, _, run_dir, logger = _train([*SHARED, "logger=wandb"], tmp_path)
     logger.finish()
     offline = list((run_dir / "wandb").glob("offline-run-*"))
     assert len(offline) == 1 and list(offline[0].glob("*.wandb"))
