@@ -209,6 +209,9 @@ def test_every_scanned_step_is_a_real_learner_decision(rollout, shared_trainer):
     legal = np.take_along_axis(np.asarray(rows.mask), np.asarray(rows.action)[..., None], -1)[..., 0]
     assert legal.all(), "a scanned step acted on a finished or padded state"
     assert np.asarray(rows.mask).any(-1).all()
+    # Against the fixed bot the learner always acts for its own seat, from the first row on.
+    fixed = ~shared_trainer.opponents.is_self[np.asarray(state.slots.opponent)]
+    assert (np.asarray(rows.mover[0])[fixed] == np.asarray(state.slots.learner_seat)[fixed]).all()
     # Episodes ended inside the rollout and play continued in the same env.
     done = np.asarray(rows.done)
     assert done.sum() >= 2

@@ -112,6 +112,19 @@ class Rollout:
         slot = Slot(state, seat, opponent, EpisodeStats.zeros((n,)))
         return jax.tree.map(lambda x: x.reshape(tuple(shape) + x.shape[1:]), slot)
 
+    def first_slots(self, key):
+        """The run's first episodes, with a fixed opponent's opening move played where it starts
+        (inside the scan, the move loop plays it for every later episode)."""
+        k_slots, k_move = jax.random.split(key)
+        slot = self.fresh_slots(k_slots, (self.num_envs,))
+        if not self.fixed:
+            return slot
+        first = self._opponent_turn(slot)
+        moved, _, _, _ = self._move(slot.state, self._opponent_action(slot.state, slot.opponent, k_move), 0.0)
+        return slot.replace(
+            state=select(first, moved, slot.state), stats=slot.stats.replace(plies=first.astype(jnp.int32))
+        )
+
     def observe(self, params, state):
         env = self.env
         mover = jax.vmap(env.to_move)(state)

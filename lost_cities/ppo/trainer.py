@@ -74,7 +74,7 @@ class Trainer:
         obs = jnp.zeros((1, self.env.obs_dim))
         privileged = jnp.zeros((1, self.env.privileged_dim if self.critic.needs_privileged else 0))
         params = self.network.init(k_params, obs, privileged)
-        slots = jax.jit(self.rollout.fresh_slots, static_argnums=1)(k_slots, (self.cfg.ppo.num_envs,))
+        slots = jax.jit(self.rollout.first_slots)(k_slots)
         zero = jnp.int32(0)
         return TrainState(params, self.optimizer.init(params), slots, key, zero, zero, zero)
 
