@@ -16,6 +16,7 @@ runs under ``jax.vmap`` (batch first), as the batched public API does.
 
 import argparse
 import time
+from pathlib import Path
 from typing import NamedTuple
 
 import jax
@@ -130,11 +131,25 @@ def median_rate(run, runs):
     return float(np.median(seconds)), float(np.median(rates))
 
 
+def train_throughput(overrides=()):
+    """Whole PPO updates of the default training config (2x256 MLP), via ``measure_throughput``."""
+    from hydra import compose, initialize_config_dir
+
+    import lost_cities.ppo  # noqa: F401  (registers the config schemas)
+    from lost_cities.ppo.throughput import measure_throughput
+
+    conf_dir = Path(__file__).resolve().parent.parent / "conf"
+    with initialize_config_dir(config_dir=str(conf_dir), version_base=None):
+        cfg = compose(config_name="config", overrides=["logger=none", *overrides])
+    return measure_throughput(cfg)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, default=8192)
     parser.add_argument("--steps", type=int, default=256)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--skip-train", action="store_true", help="skip the PPO training throughput")
     args = parser.parse_args(argv)
 
     print(f"backend={jax.default_backend()}")
@@ -154,6 +169,10 @@ def main(argv=None):
         if key == "steps_per_sec":
             print(f"elapsed_sec={elapsed:.4f}")
         print(f"{key}={rate:.0f}", flush=True)
+    if not args.skip_train:
+        train = train_throughput()
+        print(f"train_env_steps_per_sec={train['train_env_steps_per_sec']:.0f}")
+        print(f"train_engine_share={train['engine_share']:.3f}")
 
 
 if __name__ == "__main__":
