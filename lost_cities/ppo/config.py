@@ -98,7 +98,7 @@ class LeagueOpponentConfig:
 class PPOConfig:
     num_envs: int = 256
     rollout_length: int = 32
-    total_steps: int = 2_500_000
+    total_steps: int = 3_000_000
     epochs: int = 2
     minibatches: int = 4
     lr: float = 3e-4

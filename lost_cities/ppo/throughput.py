@@ -28,10 +28,9 @@ def measure_throughput(cfg, repeats=3):
     trainer = Trainer.from_config(cfg)
     state = trainer.init(cfg.seed)
     update = jax.jit(trainer.update)
-    state, _ = update(state)
-    steps_before = int(state.env_steps)
-    update_seconds, (state, _) = _timed(update, state, repeats=repeats)
-    moves_per_update = (int(state.env_steps) - steps_before) / (repeats + 1)
+    state, _ = update(state)  # past the first rollout's start-up
+    update_seconds, (after, _) = _timed(update, state, repeats=repeats)
+    moves_per_update = int(after.env_steps) - int(state.env_steps)
 
     env, n = trainer.env, cfg.ppo.num_envs
     length = max(1, round(moves_per_update / n))
