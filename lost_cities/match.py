@@ -6,6 +6,11 @@ so the round change inside :func:`match_step` is a cheap select. Under ``vmap`` 
 sides of that select run for every game on every ply, so dealing (a sort) must never
 happen there.
 
+Like the round engine, :func:`match_step`, :func:`match_legal_action_mask` and
+``match_observation`` also accept states whose arrays carry extra *trailing* batch axes
+(e.g. ``jax.vmap(match_reset, out_axes=-1)(keys)``), which XLA:CPU runs faster than the
+batch-first layout of the ``batched_*`` functions.
+
 Coins: ``coins[r]`` is a seat. Round 1 is started by seat ``coins[0]``; rounds 2 and 3
 by the seat with more cumulative points, and on an exact tie by seat ``coins[r]``
 (coin 0: seat 0 starts). Mirroring a match (swap deck positions 0..7 with 8..15 and
@@ -52,22 +57,30 @@ class MatchState:
 
 
 def _dealt_round(loc, hands, first_player):
-    """A freshly dealt round. Dealt rounds differ only in ``loc``, ``hands`` and the
-    starting seat, so every other field is a compile-time constant (cheap to select)."""
+    """A freshly dealt round, to be selected into a state of ``first_player``'s batch shape.
+
+    Dealt rounds differ only in ``loc``, ``hands`` and the starting seat, so every other
+    field is a compile-time constant (cheap to select), given unit batch axes so that it
+    broadcasts against trailing batch axes.
+    """
+    batch_axes = jnp.ndim(first_player)
     with jax.ensure_compile_time_eval():
         template = reset_from_positions(jnp.arange(N_CARDS))
+    template = jax.tree.map(lambda x: x.reshape(x.shape + (1,) * batch_axes), template)
     return template.replace(loc=loc, hands=hands, to_move=jnp.asarray(first_player, jnp.int32))
 
 
-def _start_from_positions(positions, coins):
-    deals = jax.vmap(reset_from_positions)(positions)
-    coins = jnp.asarray(coins, jnp.int32)
+def _start(positions, coins):
+    """A match from each round's deck ``positions`` (3 arrays ``int8[60, *batch]``) and
+    ``coins`` ``int32[3, *batch]``."""
+    deals = [reset_from_positions(p) for p in positions]
+    batch = coins.shape[1:]
     return MatchState(
-        round=_dealt_round(deals.loc[0], deals.hands[0], coins[0]),
-        deal_loc=deals.loc,
-        deal_hands=deals.hands,
-        round_idx=jnp.int32(0),
-        carry=jnp.zeros(2, jnp.float32),
+        round=deals[0].replace(to_move=coins[0]),
+        deal_loc=jnp.stack([deal.loc for deal in deals]),
+        deal_hands=jnp.stack([deal.hands for deal in deals]),
+        round_idx=jnp.zeros(batch, jnp.int32),
+        carry=jnp.zeros((2,) + batch, jnp.float32),
         coins=coins,
         starter=coins[0],
     )
@@ -92,16 +105,21 @@ def _check_deal(deck_orders, coins):
 def match_reset_from(deck_orders, coins):
     """A match on fixed deals: ``deck_orders`` int32[3, 60], ``coins`` int32[3] (seats)."""
     _check_deal(deck_orders, coins)
-    positions = jax.vmap(positions_from_order)(jnp.asarray(deck_orders, jnp.int32))
-    return _start_from_positions(positions, coins)
+    deck_orders = jnp.asarray(deck_orders, jnp.int32)
+    return _start([positions_from_order(order) for order in deck_orders], jnp.asarray(coins, jnp.int32))
 
 
-def match_reset(rng):
-    """A fresh match: three shuffled decks and three fair coins."""
-    deck_key, coin_key = jax.random.split(rng)
-    positions = jax.vmap(shuffled_positions)(jax.random.split(deck_key, N_ROUNDS))
-    coins = jax.random.bernoulli(coin_key, 0.5, (N_ROUNDS,)).astype(jnp.int32)
-    return _start_from_positions(positions, coins)
+def match_reset(rng, batch_shape=()):
+    """A fresh match: three shuffled decks and three fair coins.
+
+    With ``batch_shape`` it deals that many independent matches with trailing batch
+    axes, directly in the layout the round engine runs fastest in.
+    """
+    batch_shape = tuple(batch_shape)
+    *deck_keys, coin_key = jax.random.split(rng, N_ROUNDS + 1)
+    positions = [shuffled_positions(key, batch_shape) for key in deck_keys]
+    coins = jax.random.bernoulli(coin_key, 0.5, (N_ROUNDS,) + batch_shape).astype(jnp.int32)
+    return _start(positions, coins)
 
 
 def match_legal_action_mask(ms):

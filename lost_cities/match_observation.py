@@ -73,11 +73,16 @@ _SLOT_GRID = np.tile(np.arange(N_SLOTS, dtype=np.int8), (N_COLOURS, 1))
 _RANK_GRID = np.where(_SLOT_GRID >= N_HANDSHAKE_SLOTS, _SLOT_GRID - 1, 0).astype(np.float32)
 
 
+def _per_game(constant, like):
+    """``constant`` with one unit axis per batch axis of ``like`` (trailing batch axes)."""
+    return constant.reshape(constant.shape + (1,) * jnp.ndim(like))
+
+
 def margin_buckets(margin):
     """float32[9]: one-hot of the margin's bucket (element-wise compares, no argmax)."""
-    above = margin > MARGIN_THRESHOLDS
-    exceeds_lower = jnp.concatenate([jnp.ones(1, bool), above])
-    exceeds_upper = jnp.concatenate([above, jnp.zeros(1, bool)])
+    above = margin > _per_game(MARGIN_THRESHOLDS, margin)
+    exceeds_lower = jnp.concatenate([jnp.ones_like(above[:1]), above])
+    exceeds_upper = jnp.concatenate([above, jnp.zeros_like(above[:1])])
     return (exceeds_lower & ~exceeds_upper).astype(jnp.float32)
 
 
@@ -87,12 +92,15 @@ def reachable_points(top, places):
     ``top`` is an expedition's highest number slot per colour (0 when it has none),
     ``places`` are bool [5, 12] masks of card locations (``State.loc`` as a grid).
     """
-    above = jnp.where(_SLOT_GRID > top[:, None], _RANK_GRID, 0.0)
+    like = top[0]
+    above = jnp.where(_per_game(_SLOT_GRID, like) > top[:, None], _per_game(_RANK_GRID, like), 0.0)
     return jnp.concatenate([jnp.sum(jnp.where(place, above, 0.0), axis=1) for place in places])
 
 
 def match_observation(ms, player):
-    """float32[512]: observation v2 of match state ``ms`` from ``player``'s point of view."""
+    """float32[512]: observation v2 of match state ``ms`` from ``player``'s point of view.
+
+    Also accepts trailing batch axes (``float32[512, *batch]``), like the round engine."""
     player = jnp.asarray(player, jnp.int32)
     opponent = 1 - player
     state = ms.round
@@ -104,7 +112,7 @@ def match_observation(ms, player):
     deck_left_odd = (N_CARDS - state.deck_ptr.astype(jnp.int32)) % 2 == 1
     draws_last = (deck_left_odd == my_turn) & ~state.done
 
-    loc = state.loc.reshape(N_COLOURS, N_SLOTS)
+    loc = state.loc.reshape((N_COLOURS, N_SLOTS) + state.loc.shape[1:])
     in_pile = loc == LOC_PILE
     unseen = (loc < LOC_HAND) | (loc == LOC_HAND + opponent)
     in_my_hand = (loc == LOC_HAND + player) | (loc == LOC_KNOWN + player)
@@ -112,7 +120,7 @@ def match_observation(ms, player):
     theirs = reachable_points(
         seat_view(state.exp_top, opponent), (loc == LOC_KNOWN + opponent, in_pile, unseen)
     )
-    rounds = jnp.arange(N_ROUNDS)
+    rounds = _per_game(np.arange(N_ROUNDS), ms.round_idx)
     match_features = jnp.concatenate(
         [
             (carry_margin * PER_MARGIN)[None],

@@ -14,6 +14,7 @@ from lost_cities.match import (
     batched_match_reset,
     batched_match_reset_from,
     batched_match_step,
+    match_reset,
     match_reset_from,
     match_step,
 )
@@ -310,3 +311,54 @@ def test_reset_from_deals_keeps_each_round_deal(random_transitions):
     np.testing.assert_array_equal(first.to_move, coins[:, 0])
     np.testing.assert_array_equal(first.coins, coins)
     assert (first.round_idx == 0).all() and not first.carry.any()
+
+
+def _batch_last(tree):
+    return jax.tree.map(lambda x: np.moveaxis(np.asarray(x), 0, -1), tree)
+
+
+@jax.jit
+def _batch_last_views(ms, actions):
+    """The match functions applied directly to batch-last states (no vmap)."""
+    next_ms, reward, done = match_step(ms, actions)
+    return next_ms, reward, done, ENV.legal_mask(ms), ENV.observe(ms, ms.to_move), ENV.privileged(ms, 1)
+
+
+@jax.jit
+def _batch_first_views(ms, actions):
+    next_ms, reward, done = jax.vmap(match_step)(ms, actions)
+    mask = jax.vmap(ENV.legal_mask)(ms)
+    return (
+        next_ms,
+        reward,
+        done,
+        mask,
+        jax.vmap(ENV.observe)(ms, ms.to_move),
+        jax.vmap(ENV.privileged, in_axes=(0, None))(ms, 1),
+    )
+
+
+def test_trailing_batch_axes_give_the_same_match(random_transitions):
+    """Step, legal mask and both observations on batch-last states equal the vmapped ones."""
+    for before, actions, after, *_ in random_transitions[::9]:
+        last = _batch_last_views(_batch_last(before), jnp.asarray(actions))
+        first = _batch_first_views(before, jnp.asarray(actions))
+        for got, want in zip(jax.tree.leaves(last), jax.tree.leaves(_batch_last(first)), strict=True):
+            np.testing.assert_array_equal(np.asarray(got), want)
+        _assert_unchanged(first[0], after, slice(None))
+
+
+def test_batch_last_reset_deals_valid_independent_matches():
+    ms = match_reset(jax.random.PRNGKey(3), (BATCH,))
+    assert ms.deal_loc.shape == (3, 60, BATCH) and ms.round.loc.shape == (60, BATCH)
+    deal_loc, deal_hands = np.asarray(ms.deal_loc), np.asarray(ms.deal_hands)
+    for r in range(3):
+        for g in range(BATCH):
+            for seat in (0, 1):
+                np.testing.assert_array_equal(
+                    deal_hands[r, seat, :, g], np.flatnonzero(deal_loc[r, :, g] == 64 + seat)
+                )
+            assert sorted(deal_loc[r, :, g][deal_loc[r, :, g] < 60]) == list(range(16, 60))
+    assert len({deal_loc[:, :, g].tobytes() for g in range(BATCH)}) == BATCH
+    np.testing.assert_array_equal(np.asarray(ms.to_move), np.asarray(ms.coins)[0])
+    assert set(np.asarray(ms.coins).ravel()) == {0, 1}
