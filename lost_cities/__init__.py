@@ -22,6 +22,13 @@ from lost_cities.match import (
     match_reset_from,
     match_step,
 )
+from lost_cities.match_observation import (
+    OBS_V2_DIM,
+    OBS_V2_VERSION,
+    batched_match_obs,
+    match_observation,
+    privileged_match_observation,
+)
 from lost_cities.observation import OBS_DIM, observation
 
 __all__ = [
@@ -37,6 +44,11 @@ __all__ = [
     "match_step",
     "N_ACTIONS",
     "OBS_DIM",
+    "OBS_V2_DIM",
+    "OBS_V2_VERSION",
+    "batched_match_obs",
+    "match_observation",
+    "privileged_match_observation",
     "State",
     "batched_legal_mask",
     "batched_obs",

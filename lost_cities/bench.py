@@ -5,9 +5,10 @@ takes a uniformly random legal action; finished games are re-dealt inside the sc
 from fresh uniform shuffles. Only real plies (taken in a live game) are counted.
 Prints ``key=value`` lines; rates are the median of ``runs`` timed runs after compile.
 
-Fresh deals are drawn once per ``REDEAL_EVERY`` plies for every game and kept as a
-spare: a round lasts at least 44 plies, so no game can finish twice between refills,
-and the shuffle (the costliest part of a reset) is not paid on every ply.
+Fresh deals are drawn once every ``redeal_every`` plies for every game and kept as a
+spare: a round lasts at least 44 plies and a match at least 132, so no game can finish
+twice between refills, and dealing (the costliest part of a reset) is not paid on
+every ply.
 
 The single round runs with the batch axis last (the engine accepts trailing batch
 axes), which makes every update an element-wise loop over contiguous rows; the match
@@ -25,13 +26,10 @@ import numpy as np
 
 from lost_cities.cards import DECK_DRAWS
 from lost_cities.engine import reset_from_positions, shuffled_positions, step
-from lost_cities.match import match_reset, match_step
+from lost_cities.match import N_ROUNDS, match_reset, match_step
 from lost_cities.match_observation import match_observation
 from lost_cities.observation import observation
 from lost_cities.sampling import random_legal_action
-
-REDEAL_EVERY = 32
-assert REDEAL_EVERY <= DECK_DRAWS
 
 
 class Game(NamedTuple):
@@ -42,6 +40,7 @@ class Game(NamedTuple):
     live: object  # state -> bool[batch]
     observe: object  # state -> observation of the player to move (any layout)
     batch_axis: int
+    redeal_every: int  # plies between spare deals: at most the shortest game
 
 
 def _round_game():
@@ -55,6 +54,7 @@ def _round_game():
         live=lambda state: ~state.done,
         observe=lambda state: observation(state, state.to_move),
         batch_axis=-1,
+        redeal_every=32,
     )
 
 
@@ -72,10 +72,12 @@ def _match_game():
         live=lambda ms: ~ms.done,
         observe=lambda ms: jax.vmap(match_observation)(ms, ms.to_move),
         batch_axis=0,
+        redeal_every=128,
     )
 
 
 GAMES = {"round": _round_game, "match": _match_game}
+assert _round_game().redeal_every <= DECK_DRAWS and _match_game().redeal_every <= N_ROUNDS * DECK_DRAWS
 
 
 def _redeal_finished(state, spare, live, batch_axis):
@@ -89,7 +91,8 @@ def _redeal_finished(state, spare, live, batch_axis):
 
 def make_random_play(game: Game, batch: int, steps: int, with_obs: bool = False):
     """A jitted ``run(key) -> (real plies, checksum)`` of random legal play."""
-    chunks = max(steps // REDEAL_EVERY, 1)
+    redeal_every = min(game.redeal_every, steps)
+    chunks = max(steps // redeal_every, 1)
 
     def ply(carry, key):
         state, spare, plies, checksum = carry
@@ -105,7 +108,7 @@ def make_random_play(game: Game, batch: int, steps: int, with_obs: bool = False)
         deal_key, ply_key = jax.random.split(key)
         spare = game.deal(deal_key, batch)
         carry = (state, spare, plies, checksum)
-        (state, _, plies, checksum), _ = jax.lax.scan(ply, carry, jax.random.split(ply_key, REDEAL_EVERY))
+        (state, _, plies, checksum), _ = jax.lax.scan(ply, carry, jax.random.split(ply_key, redeal_every))
         return (state, plies, checksum), None
 
     @jax.jit

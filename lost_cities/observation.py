@@ -16,6 +16,7 @@
 """
 
 import jax.numpy as jnp
+import numpy as np
 
 from lost_cities.cards import DECK_DRAWS, HAND_SIZE, MAX_STEPS, N_CARDS, N_COLOURS, N_SLOTS
 from lost_cities.engine import (
@@ -34,6 +35,15 @@ N_CHANNELS = 7
 N_CARD_FEATURES = N_CARDS * N_CHANNELS
 OBS_DIM = N_CARD_FEATURES + 34
 SCORE_SCALE = 780.0
+
+
+def scaled(x, divisor):
+    """``x / divisor`` as XLA compiles it under jit: a product with the float32 reciprocal.
+
+    Written out so that eager and jitted calls (and the TypeScript port) give the same
+    bits; the correctly rounded quotient can differ from it by one float32 ulp.
+    """
+    return x.astype(jnp.float32) * np.float32(1.0 / divisor)
 
 
 def pile_tops(state):
@@ -71,9 +81,9 @@ def expedition_features(state, seat):
     highest = jnp.where(top > 0, top - 1, 0.0)
     return jnp.concatenate(
         [
-            highest / 10.0,
-            seat_view(state.exp_handshakes, seat).astype(jnp.float32) / 3.0,
-            seat_view(state.exp_count, seat).astype(jnp.float32) / 12.0,
+            scaled(highest, 10),
+            scaled(seat_view(state.exp_handshakes, seat), 3),
+            scaled(seat_view(state.exp_count, seat), 12),
         ]
     )
 
@@ -89,14 +99,14 @@ def observation(state, player):
         [
             jnp.stack(
                 [
-                    (N_CARDS - state.deck_ptr.astype(jnp.float32)) / DECK_DRAWS,
-                    unknown_opponent_cards.astype(jnp.float32) / HAND_SIZE,
-                    state.plies.astype(jnp.float32) / MAX_STEPS,
+                    scaled(N_CARDS - state.deck_ptr.astype(jnp.float32), DECK_DRAWS),
+                    scaled(unknown_opponent_cards, HAND_SIZE),
+                    scaled(state.plies, MAX_STEPS),
                 ]
             ),
             expedition_features(state, player),
             expedition_features(state, opponent),
-            (margin / SCORE_SCALE)[None],
+            scaled(margin, SCORE_SCALE)[None],
         ]
     )
     cards = card_channels(state, player).astype(jnp.float32)
