@@ -16,11 +16,10 @@ element-wise loops):
 
 Every function is written for one game but also accepts states whose arrays carry
 extra *trailing* batch axes (``loc[60, B]``, ``to_move[B]``): constants are shaped to
-broadcast from the left and reductions run over leading axes. ``jax.vmap`` (batch
-first, the public ``batched_*`` API) works as usual; hot loops that keep the batch
-last get plain element-wise loops over contiguous batch rows, which XLA:CPU runs
-several times faster than vmap's batch-major layout with its reductions over short
-minor axes.
+broadcast from the left and reductions run over leading axes, so batch-last layouts
+(e.g. ``match_reset(key, (B,))``) need no transposes. ``jax.vmap`` (batch first, the
+public ``batched_*`` API) works as usual and measured faster in the random-play
+benchmark loop on the 2-core CPU, so the benchmark uses it.
 """
 
 import jax
