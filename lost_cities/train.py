@@ -20,14 +20,18 @@ import hydra
 import jax
 import numpy as np
 from hydra.core.hydra_config import HydraConfig
+from jax.tree_util import Partial
 from omegaconf import OmegaConf
 
+from lost_cities.agents import network_policy
+from lost_cities.evaluation.gates import check_gates_config, gate_metrics, run_gates
 from lost_cities.ppo import config as schema
 from lost_cities.ppo.checkpoint import Checkpoints, latest_step, restore
 from lost_cities.ppo.trainer import Trainer, num_updates
 
 CONFIG_FILE = "config.yaml"
 METRICS_FILE = "metrics.jsonl"
+GATES_FILE = "gates.json"  # the latest gate results: gate name -> run_gates result
 
 
 def _floats(metrics):
@@ -96,6 +100,9 @@ def train(cfg, run_dir, progress=None):
     """Train to ``ppo.total_steps``; returns ``(trainer, state, run_dir)``."""
     cfg, run_dir = _prepare(cfg, run_dir)
     schema.validate(cfg)
+    check_gates_config(cfg.gates)
+    if cfg.gates.every_updates < 0:
+        raise ValueError("gates.every_updates must be >= 0 (0: gate only at the last update)")
     trainer = Trainer.from_config(cfg)
     state = trainer.init(cfg.seed)
     if cfg.resume is not None:
@@ -117,6 +124,7 @@ def train(cfg, run_dir, progress=None):
     )
     checkpoints = Checkpoints(run_dir, cfg.checkpoint.max_to_keep)
     update = jax.jit(trainer.update)
+    greedy = network_policy(trainer.env, trainer.network)
     recent = []
     bar = _progress_bar(cfg, start, total) if progress is None else progress
     with open(run_dir / METRICS_FILE, "a") as metrics_file:
@@ -126,7 +134,9 @@ def train(cfg, run_dir, progress=None):
             row = {"update": int(state.update), **_floats(metrics)}
             now, steps = time.perf_counter(), int(state.env_steps)
             row["time/env_steps_per_sec"] = (steps - steps_before) / (now - clock)
-            clock, steps_before = now, steps
+            if _gates_due(cfg, row["update"], total):
+                row.update(_run_gates(cfg, trainer, greedy, state, run_dir))
+            clock, steps_before = time.perf_counter(), steps
             metrics_file.write(json.dumps(row) + "\n")
             metrics_file.flush()
             logger.log(row, step=row["update"])
@@ -144,6 +154,22 @@ def train(cfg, run_dir, progress=None):
         bar.close()
     checkpoints.close()
     return trainer, state, run_dir, logger
+
+
+def _gates_due(cfg, update, total):
+    every = cfg.gates.every_updates
+    return update == total or (every > 0 and update % every == 0)
+
+
+def _run_gates(cfg, trainer, greedy, state, run_dir):
+    """Gate the greedy policy: ``gates.json`` gets the results, the metrics row their scalars.
+
+    ``greedy`` is built once per run, so the evaluation loop compiles once per opponent
+    and later gates only feed it new parameters.
+    """
+    results = run_gates(trainer.env, Partial(greedy, state.params), cfg.gates, jax.random.PRNGKey(cfg.seed))
+    (Path(run_dir) / GATES_FILE).write_text(json.dumps(results, indent=1))
+    return gate_metrics(results)
 
 
 def _recent(rows, key):
@@ -230,6 +256,7 @@ def main(cfg):
         for name, r in results.items()
         for key in ("win_rate", "win_rate_lower", "margin_mean")
     }
+    summary.update({k: v for k, v in read_rows(run_dir)[-1].items() if k.startswith("gates/")})
     logger.summary(summary)
     logger.finish()
     print(f"\nrun dir: {run_dir}")

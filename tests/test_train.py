@@ -392,3 +392,21 @@ def test_agent_loads_from_the_run_dir_and_checks_the_observation(full_run):
     with pytest.raises(ValueError, match="observation v1"):
         agents.load(run_dir, env="match3")
     assert json.loads(json.dumps(agent.meta["network"]))["hidden"] == [16]
+
+
+def test_gates_run_during_training_and_land_in_metrics_and_gates_json(tmp_path):
+    _, _, run_dir, logger = _train([*SHARED, "gates=smoke"], tmp_path)
+    logger.finish()
+    rows = _rows(run_dir)
+    gated = [row["update"] for row in rows if "gates/random/win_rate" in row]
+    assert gated == [2, 3]  # every 2 updates, and the last one
+    gates = json.loads((run_dir / "gates.json").read_text())
+    assert set(gates) == {"random"} and gates["random"]["deals"] == 4
+    assert gates["random"]["passed"] == (gates["random"]["win_rate_lower"] >= 0.0)
+    assert rows[-1]["gates/random/win_rate"] == gates["random"]["win_rate"]
+
+
+def test_a_bad_gates_config_fails_before_training(tmp_path):
+    with pytest.raises(ValueError, match="unknown|metric"):
+        _train([*SHARED, "gates=smoke", "+gates.gates.random.min.not_a_metric=1"], tmp_path)
+    assert not (tmp_path / "metrics.jsonl").exists()

@@ -199,6 +199,7 @@ class TrainConfig:
     logger: Any = MISSING
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
     evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
+    gates: Any = MISSING  # conf/gates/: checked by lost_cities.evaluation.gates.check_gates_config
     experiment_name: str = "default"
     seed: int = 0
     resume: str | None = None
