@@ -135,7 +135,7 @@ def train(cfg, run_dir, progress=None):
             now, steps = time.perf_counter(), int(state.env_steps)
             row["time/env_steps_per_sec"] = (steps - steps_before) / (now - clock)
             if _gates_due(cfg, row["update"], total):
-                row.update(_run_gates(cfg, trainer, greedy, state, run_dir))
+                row.update(_run_gates(cfg, trainer, greedy, state, run_dir, logger))
             clock, steps_before = time.perf_counter(), steps
             metrics_file.write(json.dumps(row) + "\n")
             metrics_file.flush()
@@ -161,7 +161,7 @@ def _gates_due(cfg, update, total):
     return update == total or (every > 0 and update % every == 0)
 
 
-def _run_gates(cfg, trainer, greedy, state, run_dir):
+def _run_gates(cfg, trainer, greedy, state, run_dir, logger):
     """Gate the greedy policy: ``gates.json`` gets the results, the metrics row their scalars.
 
     ``greedy`` is built once per run, so the evaluation loop compiles once per opponent
@@ -169,6 +169,7 @@ def _run_gates(cfg, trainer, greedy, state, run_dir):
     """
     results = run_gates(trainer.env, Partial(greedy, state.params), cfg.gates, jax.random.PRNGKey(cfg.seed))
     (Path(run_dir) / GATES_FILE).write_text(json.dumps(results, indent=1))
+    logger.gates(results, step=int(state.update))
     return gate_metrics(results)
 
 

@@ -35,6 +35,7 @@ TINY = [
     "ppo.minibatches=1",
     "network.hidden=[16]",
     "checkpoint.every_updates=1",
+    "gates=smoke",  # one 4-deal gate every other update and at the end
 ]
 # The shared training config: shaped reward (so returns test the telescoping), a fixed
 # bot and self-play mixed (so both rollout paths run), one round (shortest episodes).
@@ -395,7 +396,7 @@ def test_agent_loads_from_the_run_dir_and_checks_the_observation(full_run):
 
 
 def test_gates_run_during_training_and_land_in_metrics_and_gates_json(tmp_path):
-    _, _, run_dir, logger = _train([*SHARED, "gates=smoke"], tmp_path)
+    _, _, run_dir, logger = _train(SHARED, tmp_path)
     logger.finish()
     rows = _rows(run_dir)
     gated = [row["update"] for row in rows if "gates/random/win_rate" in row]
@@ -408,5 +409,5 @@ def test_gates_run_during_training_and_land_in_metrics_and_gates_json(tmp_path):
 
 def test_a_bad_gates_config_fails_before_training(tmp_path):
     with pytest.raises(ValueError, match="unknown|metric"):
-        _train([*SHARED, "gates=smoke", "+gates.gates.random.min.not_a_metric=1"], tmp_path)
+        _train([*SHARED, "+gates.gates.random.min.not_a_metric=1"], tmp_path)
     assert not (tmp_path / "metrics.jsonl").exists()

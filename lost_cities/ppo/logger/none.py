@@ -8,6 +8,9 @@ class NoneLogger:
     def log(self, row, step):
         pass
 
+    def gates(self, results, step):
+        pass
+
     def summary(self, values):
         pass
 

@@ -34,6 +34,17 @@ class WandbLogger:
             {k: v for k, v in row.items() if isinstance(v, int | float) and math.isfinite(v)}, step=step
         )
 
+    def gates(self, results, step):
+        """A table of the gate results and a bar chart of their win rates, at ``step``."""
+        import wandb
+
+        metrics = ["win_rate", "win_rate_lower", "win_rate_upper", "margin_mean", "passed"]
+        columns = ["gate", "opponent", *metrics]
+        rows = [[name, r["opponent"], *(r[m] for m in metrics)] for name, r in results.items()]
+        table = wandb.Table(columns=columns, data=rows)
+        chart = wandb.plot.bar(table, "gate", "win_rate", title="gate win rates")
+        self.run.log({"gates/table": table, "gates/win_rate_bars": chart}, step=step)
+
     def summary(self, values):
         self.run.summary.update(values)
 
