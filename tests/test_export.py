@@ -48,7 +48,10 @@ def init_params(trainer, seed):
     observation is sparse) and a wrong activation shows in them."""
     env, rng = trainer.env, np.random.default_rng(seed)
     shapes = jax.eval_shape(
-        trainer.network.init, jax.random.PRNGKey(0), jnp.zeros((1, env.obs_dim)), jnp.zeros((1, 0))
+        trainer.network.init,
+        jax.random.PRNGKey(0),
+        jnp.zeros((1, env.obs_dim)),
+        jnp.zeros((1, env.privileged_dim)),
     )
     return jax.tree_util.tree_map(
         lambda p: jnp.asarray(

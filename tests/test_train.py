@@ -39,7 +39,13 @@ TINY = [
 ]
 # The shared training config: shaped reward (so returns test the telescoping), a fixed
 # bot and self-play mixed (so both rollout paths run), one round (shortest episodes).
-SHARED = ["env=single_round", "reward=shaped", "opponent.policies=[random,self]", *TINY]
+SHARED = [
+    "env=single_round",
+    "reward=shaped",
+    "opponent.policies=[random,self]",
+    "opponent.weights=null",
+    *TINY,
+]
 
 
 def make_cfg(overrides):
@@ -344,7 +350,7 @@ def test_tiny_update_runs_and_learns_something(full_run):
 def test_run_dir_holds_config_metrics_checkpoints_and_no_wandb(full_run):
     _, _, run_dir = full_run
     saved = OmegaConf.load(run_dir / "config.yaml")
-    assert saved.env.name == "single_round" and saved.reward.coef == 0.1
+    assert saved.env.name == "single_round" and saved.reward.coef == 0.2
     assert sorted(p.name for p in (run_dir / "checkpoints" / "latest").iterdir() if p.name.isdigit()) == [
         "2",
         "3",
