@@ -50,6 +50,20 @@ class Agent:
         return int(self._act(state, jnp.int32(player), rng, greedy))
 
 
+def matching_env(path, meta, env, remedy):
+    """The env to play a saved agent in: ``env`` (an Env or its name), else the one it was
+    trained on; refuses an env whose observation differs from the agent's (``meta``).
+    ``remedy`` says what to do instead, with ``{trained}`` for the agent's env name."""
+    env = make_env(meta["env"]) if env is None else (make_env(env) if isinstance(env, str) else env)
+    if (env.obs_version, env.obs_dim) != (meta["obs_version"], meta["obs_dim"]):
+        raise ValueError(
+            f"{path}: the agent takes observation {meta['obs_version']} ({meta['obs_dim']} floats, "
+            f"env {meta['env']}), but env {env.name} gives {env.obs_version} ({env.obs_dim}); "
+            + remedy.format(trained=meta["env"])
+        )
+    return env
+
+
 def _checkpoint_dir(path):
     path = Path(path)
     for candidate in (path / "checkpoints" / "best", path / "checkpoints" / "latest", path):
@@ -68,13 +82,7 @@ def load(path, env=None):
     from lost_cities.ppo.checkpoint import restore_params
 
     params, meta = restore_params(_checkpoint_dir(path))
-    env = make_env(meta["env"]) if env is None else (make_env(env) if isinstance(env, str) else env)
-    if (env.obs_version, env.obs_dim) != (meta["obs_version"], meta["obs_dim"]):
-        raise ValueError(
-            f"{path}: the checkpoint was trained on observation {meta['obs_version']} "
-            f"({meta['obs_dim']} floats, env {meta['env']}), but env {env.name} gives {env.obs_version} "
-            f"({env.obs_dim}); evaluate it on env {meta['env']} or retrain"
-        )
+    env = matching_env(path, meta, env, "evaluate it on env {trained} or retrain")
     critic = hydra.utils.instantiate(OmegaConf.create(meta["critic"]))
     network = build_network(OmegaConf.create(meta["network"]), critic)
     return Agent(env, network, params, meta)

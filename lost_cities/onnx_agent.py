@@ -17,7 +17,6 @@ import onnxruntime as ort
 from jax.tree_util import Partial
 
 from lost_cities.cards import N_ACTIONS
-from lost_cities.envs import make as make_env
 
 
 def read_manifest(path):
@@ -74,14 +73,10 @@ class OnnxAgent:
 
 def load_onnx(path, env=None):
     """An :class:`OnnxAgent`; ``env`` (an Env or its name) defaults to the manifest's env."""
+    from lost_cities.agents import matching_env
+
     meta = read_manifest(path)
-    env = make_env(meta["env"]) if env is None else (make_env(env) if isinstance(env, str) else env)
-    if (env.obs_version, env.obs_dim) != (meta["obs_version"], meta["obs_dim"]):
-        raise ValueError(
-            f"{path}: the model takes observation {meta['obs_version']} ({meta['obs_dim']} floats, "
-            f"env {meta['env']}), but env {env.name} gives {env.obs_version} ({env.obs_dim}); "
-            f"play it on env {meta['env']} or export a model trained on {env.name}"
-        )
+    env = matching_env(path, meta, env, "play it on env {trained} or export a model trained on that env")
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1  # one position at a time: threads cost more than they give
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
