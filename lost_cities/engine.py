@@ -10,7 +10,11 @@ element-wise loops):
 - ``hands[p]``: seat ``p``'s 8 cards sorted by id, so ``hand_slot`` indexes it
   directly. It caches what ``loc`` implies; keeping it avoids a prefix count over 60
   cards on every ply.
-- ``piles[c, i]``: the discard pile of colour ``c`` as a stack, ``-1`` when empty.
+- discard piles: a pile card's ``loc`` is ``LOC_PILE`` plus its depth in its colour's
+  pile (0 at the bottom), and ``pile_size[c]`` counts the pile, so the top of pile ``c``
+  is its card at depth ``pile_size[c] - 1``. A separate stack array would be one more
+  60-entry update (and copy) per ply; the draw and placement passes over ``loc`` are
+  made anyway.
 - ``exp_*[p, c]``: expedition summaries (highest number slot, sum of numbers,
   handshakes, card count): all that legality and scoring need.
 
@@ -44,12 +48,10 @@ from lost_cities.cards import (
 LOC_HAND = 64  # in seat p's hand, unknown to the other seat
 LOC_KNOWN = 66  # in seat p's hand, drawn from a discard pile, so known to the other seat
 LOC_EXPEDITION = 68
-LOC_PILE = 70
-EMPTY = -1
+LOC_PILE = 70  # plus the card's depth in its pile: 70..81
 
 SEATS = jnp.arange(2, dtype=jnp.int32)
 COLOURS = jnp.arange(N_COLOURS, dtype=jnp.int8)
-PILE_DEPTH = jnp.arange(N_SLOTS, dtype=jnp.int8)
 HAND_INDEX = jnp.arange(HAND_SIZE, dtype=jnp.int8)
 
 
@@ -57,7 +59,6 @@ HAND_INDEX = jnp.arange(HAND_SIZE, dtype=jnp.int8)
 class State:
     loc: jax.Array  # int8[60]
     hands: jax.Array  # int8[2, 8], sorted by card id
-    piles: jax.Array  # int8[5, 12], stack per colour, EMPTY above the top
     pile_size: jax.Array  # int8[5]
     exp_top: jax.Array  # int8[2, 5], highest number slot on the expedition, 0 if none
     exp_sum: jax.Array  # int8[2, 5], sum of number ranks
@@ -99,7 +100,6 @@ def reset_from_positions(positions, first_player=0):
     return State(
         loc=loc.astype(jnp.int8),
         hands=jnp.stack([_sorted_members(seat0), _sorted_members(seat1)]),
-        piles=jnp.full((N_COLOURS, N_SLOTS) + batch, EMPTY, jnp.int8),
         pile_size=jnp.zeros((N_COLOURS,) + batch, jnp.int8),
         exp_top=zeros,
         exp_sum=zeros,
@@ -261,74 +261,71 @@ def step(state, action):
 
     Illegal actions and any action after the end leave the state unchanged with zero
     reward. The reward is the score margin, on the ending transition only.
+
+    Written for XLA:CPU's fusion: it fuses every cheap element-wise producer into each
+    consumer, so a per-game flag used to update 60 cards is recomputed 60 times. Flags
+    that take many operations (legality above all) are therefore results of reductions,
+    which XLA stores once per game, and only a few operations follow them.
     """
-    action = jnp.asarray(action, jnp.int32)
-    hand_slot, place_type, draw_source = decode_action(action)
+    # Unsigned: a negative action decodes to a hand slot past the hand, so no slot matches.
+    decoded = decode_action(jnp.asarray(action).astype(jnp.uint32))
+    hand_slot, place_type, draw_source = (part.astype(jnp.int32) for part in decoded)
     player = state.to_move
     hand_index = _shaped(HAND_INDEX, (HAND_SIZE,), player)
     colours = _shaped(COLOURS, (N_COLOURS,), player)
-    depth = _shaped(PILE_DEPTH, (1, N_SLOTS), player)
     card_ids = _shaped(CARD_IDS, (N_CARDS,), player)
     seats = _shaped(SEATS, (2, 1), player)
 
     hand = seat_view(state.hands, player)
+    hand_colour = hand // N_SLOTS
     at_slot = hand_index == hand_slot
     card = jnp.sum(jnp.where(at_slot, hand, 0), axis=0).astype(jnp.int8)
     colour = card // N_SLOTS
     slot = card % N_SLOTS
     is_number = slot >= N_HANDSHAKE_SLOTS
 
-    pile_colour = (draw_source - 1).astype(jnp.int8)
+    pile_colour = draw_source.astype(jnp.int8) - 1
     from_deck = draw_source == 0
     is_pile_colour = colours == pile_colour
     pile_size = state.pile_size
-    play_ok = jnp.any(at_slot & _play_ok(hand, seat_view(state.exp_top, player)), axis=0)
     draw_pile_size = jnp.sum(jnp.where(is_pile_colour, pile_size, 0), axis=0)
-    legal = (
-        (action >= 0)
-        & (action < N_ACTIONS)
-        & jnp.where(place_type == 0, play_ok, True)
-        & (from_deck | ((draw_pile_size > 0) & ~((place_type == 1) & (pile_colour == colour))))
+    source_open = from_deck | (draw_pile_size > 0)
+    placeable = jnp.where(
+        place_type == 0, _play_ok(hand, seat_view(state.exp_top, player)), hand_colour != pile_colour
     )
-    live = legal & ~state.done
+    live = jnp.any(at_slot & placeable & source_open & ~state.done, axis=0)
     play = live & (place_type == 0)
     discard = live & (place_type == 1)
 
-    # Place the card.
+    # Place the card, then draw: the drawn card is the one whose location is the deck
+    # position ``deck_ptr`` or the top depth of the chosen pile (never the pile just
+    # discarded on, so the placement cannot change that top).
     is_colour = colours == colour
     on_expedition = (seats == player) & is_colour[None] & play
     exp_top = jnp.where(on_expedition & is_number, slot, state.exp_top)
     exp_sum = state.exp_sum + jnp.where(on_expedition & is_number, slot - 1, 0).astype(jnp.int8)
     exp_handshakes = state.exp_handshakes + (on_expedition & ~is_number).astype(jnp.int8)
     exp_count = state.exp_count + on_expedition.astype(jnp.int8)
-    push_at = is_colour[:, None] & (depth == pile_size[:, None]) & discard
-    piles = jnp.where(push_at, card, state.piles)
+    discard_depth = jnp.sum(jnp.where(is_colour, pile_size, 0), axis=0).astype(jnp.int8)
+    draw_code = jnp.where(from_deck, state.deck_ptr, LOC_PILE - 1 + draw_pile_size).astype(jnp.int8)
+    drawable = (state.loc == draw_code) & (from_deck | (card_ids // N_SLOTS == pile_colour))
+    new_card = jnp.sum(jnp.where(drawable, card_ids, 0), axis=0).astype(jnp.int8)
     pile_size = pile_size + (is_colour & discard).astype(jnp.int8)
+    pile_size = pile_size - (is_pile_colour & live & ~from_deck).astype(jnp.int8)
 
-    # Draw a card.
-    take_deck = live & from_deck
-    take_pile = live & ~from_deck
-    deck_card = jnp.sum(jnp.where(state.loc == state.deck_ptr, card_ids, 0), axis=0).astype(jnp.int8)
-    pop_at = is_pile_colour[:, None] & (depth == pile_size[:, None] - 1) & take_pile
-    pile_card = jnp.sum(jnp.where(pop_at, piles, 0), axis=(0, 1)).astype(jnp.int8)
-    piles = jnp.where(pop_at, EMPTY, piles)
-    pile_size = pile_size - (is_pile_colour & take_pile).astype(jnp.int8)
-    new_card = jnp.where(from_deck, deck_card, pile_card)
-
-    placed_code = jnp.where(play, LOC_EXPEDITION + player, LOC_PILE)
+    placed_code = jnp.where(play, LOC_EXPEDITION + player, LOC_PILE + discard_depth)
     drawn_code = jnp.where(from_deck, LOC_HAND, LOC_KNOWN) + player
     loc = jnp.where(live & (card_ids == card), placed_code, state.loc)
     loc = jnp.where(live & (card_ids == new_card), drawn_code, loc).astype(jnp.int8)
     new_hand = _insert_sorted(hand, hand_slot, new_card)
     hands = jnp.where(live & (seats == player), new_hand[None], state.hands)
 
-    deck_ptr = state.deck_ptr + take_deck.astype(jnp.int8)
+    deck_ptr = state.deck_ptr + (live & from_deck).astype(jnp.int8)
     plies = state.plies + live.astype(jnp.int32)
     ended = live & ((deck_ptr >= N_CARDS) | (plies >= MAX_STEPS))
     next_state = State(
         loc=loc,
         hands=hands,
-        piles=piles,
         pile_size=pile_size,
         exp_top=exp_top,
         exp_sum=exp_sum,

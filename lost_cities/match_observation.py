@@ -113,7 +113,7 @@ def match_observation(ms, player):
     draws_last = (deck_left_odd == my_turn) & ~state.done
 
     loc = state.loc.reshape((N_COLOURS, N_SLOTS) + state.loc.shape[1:])
-    in_pile = loc == LOC_PILE
+    in_pile = loc >= LOC_PILE
     unseen = (loc < LOC_HAND) | (loc == LOC_HAND + opponent)
     in_my_hand = (loc == LOC_HAND + player) | (loc == LOC_KNOWN + player)
     mine = reachable_points(seat_view(state.exp_top, player), (in_my_hand, in_pile, unseen))

@@ -24,7 +24,6 @@ from lost_cities.engine import (
     LOC_HAND,
     LOC_KNOWN,
     LOC_PILE,
-    PILE_DEPTH,
     _shaped,
     board_score,
     seat_view,
@@ -48,9 +47,10 @@ def scaled(x, divisor):
 
 def pile_tops(state):
     """int8[5]: the top card of each discard pile, -1 where empty."""
-    depth = _shaped(PILE_DEPTH, (1, N_SLOTS), state.to_move)
-    at_top = depth == state.pile_size[:, None] - 1
-    return jnp.sum(jnp.where(at_top, state.piles + 1, 0), axis=1).astype(jnp.int8) - 1
+    loc = state.loc.reshape((N_COLOURS, N_SLOTS) + state.loc.shape[1:])
+    at_top = (loc == LOC_PILE - 1 + state.pile_size[:, None]) & (state.pile_size[:, None] > 0)
+    ids = _shaped(jnp.arange(N_CARDS, dtype=jnp.int8), (N_COLOURS, N_SLOTS), state.to_move)
+    return jnp.sum(jnp.where(at_top, ids + 1, 0), axis=1).astype(jnp.int8) - 1
 
 
 def card_channels(state, player):
@@ -58,9 +58,9 @@ def card_channels(state, player):
     player = jnp.broadcast_to(jnp.asarray(player, jnp.int32), state.to_move.shape)
     opponent = 1 - player
     loc = state.loc
-    in_pile = loc == LOC_PILE
-    ids = _shaped(jnp.arange(N_CARDS, dtype=jnp.int8), (N_COLOURS, N_SLOTS), player)
-    is_top = (ids == pile_tops(state)[:, None]).reshape(loc.shape)
+    in_pile = loc >= LOC_PILE
+    own_pile_size = jnp.repeat(state.pile_size, N_SLOTS, axis=0)
+    is_top = loc == LOC_PILE - 1 + own_pile_size
     return jnp.stack(
         [
             (loc == LOC_HAND + player) | (loc == LOC_KNOWN + player),

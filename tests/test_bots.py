@@ -177,11 +177,9 @@ def _position(hands, expeditions=(), piles=(), to_move=0):
             exp["sum"][seat, colour] += slot - 1
         else:
             exp["handshakes"][seat, colour] += 1
-    pile_array = np.full((5, N_SLOTS), -1, np.int8)
     pile_size = np.zeros(5, np.int8)
     for colour, cards in piles:
-        loc[cards] = LOC_PILE
-        pile_array[colour, : len(cards)] = cards
+        loc[cards] = LOC_PILE + np.arange(len(cards))
         pile_size[colour] = len(cards)
     rest = np.flatnonzero(loc < 0)
     deck_ptr = 60 - len(rest)
@@ -189,7 +187,6 @@ def _position(hands, expeditions=(), piles=(), to_move=0):
     return State(
         loc=jnp.asarray(loc, jnp.int8),
         hands=jnp.asarray(np.sort(np.asarray(hands), axis=1), jnp.int8),
-        piles=jnp.asarray(pile_array),
         pile_size=jnp.asarray(pile_size),
         exp_top=jnp.asarray(exp["top"]),
         exp_sum=jnp.asarray(exp["sum"]),

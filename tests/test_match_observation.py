@@ -8,7 +8,7 @@ from reference_engine import build_deck_order, make_action, make_card
 from reference_match import margin_bucket_one_hot, random_deals
 
 from lost_cities import observation
-from lost_cities.engine import LOC_EXPEDITION, LOC_HAND, LOC_KNOWN
+from lost_cities.engine import LOC_EXPEDITION, LOC_HAND, LOC_KNOWN, LOC_PILE
 from lost_cities.envs import make
 from lost_cities.match import batched_match_legal_mask, batched_match_reset_from, batched_match_step
 from lost_cities.match_observation import (
@@ -191,8 +191,7 @@ def test_deck_clock_matches_deck_draws_played_out(played_positions):
 def _brute_force_reachable(ms, game, player):
     """Per colour, the ranks of numbers above a seat's highest, by place; counted card by card."""
     loc = np.asarray(ms.round.loc[game]).astype(int)
-    piles = np.asarray(ms.round.piles[game]).astype(int)
-    in_piles = {int(c) for c in piles.ravel() if c >= 0}
+    in_piles = {card for card in range(60) if loc[card] >= LOC_PILE}
     opponent = 1 - player
 
     def highest(seat, colour):
