@@ -28,7 +28,7 @@ from lost_cities.engine import reset, step
 from lost_cities.match import N_ROUNDS, match_reset, match_step
 from lost_cities.match_observation import match_observation
 from lost_cities.observation import observation
-from lost_cities.sampling import random_legal_action
+from lost_cities.sampling import legal_action_at
 
 
 class Game(NamedTuple):
@@ -43,12 +43,12 @@ class Game(NamedTuple):
 
 
 def _round_game():
-    def advance_one(state, key):
-        next_state, _, _ = step(state, random_legal_action(key, state))
+    def advance_one(state, u):
+        next_state, _, _ = step(state, legal_action_at(state, u))
         return next_state
 
     def advance(state, key):
-        return jax.vmap(advance_one)(state, jax.random.split(key, state.plies.shape[0]))
+        return jax.vmap(advance_one)(state, jax.random.uniform(key, state.plies.shape))
 
     return Game(
         deal=lambda key, batch: jax.vmap(reset)(jax.random.split(key, batch)),
@@ -61,12 +61,12 @@ def _round_game():
 
 
 def _match_game():
-    def advance_one(ms, key):
-        next_ms, _, _ = match_step(ms, random_legal_action(key, ms.round))
+    def advance_one(ms, u):
+        next_ms, _, _ = match_step(ms, legal_action_at(ms.round, u))
         return next_ms
 
     def advance(ms, key):
-        return jax.vmap(advance_one)(ms, jax.random.split(key, ms.round_idx.shape[0]))
+        return jax.vmap(advance_one)(ms, jax.random.uniform(key, ms.round_idx.shape))
 
     return Game(
         deal=lambda key, batch: jax.vmap(match_reset)(jax.random.split(key, batch)),

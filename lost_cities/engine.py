@@ -28,6 +28,7 @@ benchmark loop on the 2-core CPU, so the benchmark uses it.
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from flax import struct
 
 from lost_cities.cards import (
@@ -80,13 +81,20 @@ def seat_view(x, player):
     return jnp.where(player == 0, x[0], x[1])
 
 
-def _sorted_members(member):
-    """Ids of the 8 cards where ``member[60, ...]`` is true, ascending."""
-    index = jnp.cumsum(member.astype(jnp.int32), axis=0) - 1
-    slots = _shaped(HAND_INDEX.astype(jnp.int32), (HAND_SIZE, 1), member[0])
-    hit = member[None] & (index[None] == slots)
-    ids = _shaped(CARD_IDS, (1, N_CARDS), member[0])
-    return jnp.sum(jnp.where(hit, ids, 0), axis=1).astype(jnp.int8)
+def _dealt_hands(positions):
+    """int8[2, 8]: each seat's dealt cards (deck positions 0..7 and 8..15), sorted by id.
+
+    The 16 dealt cards are read off the deck order and each group of 8 is ranked by
+    pairwise comparison: a few hundred operations per game, where sorting the
+    60-card membership mask by prefix counts costs thousands.
+    """
+    dealt_positions = _shaped(jnp.arange(DEALT, dtype=jnp.int8), (DEALT, 1), positions[0])
+    ids = _shaped(CARD_IDS, (1, N_CARDS), positions[0])
+    dealt = jnp.sum(jnp.where(positions[None] == dealt_positions, ids, 0), axis=1, dtype=jnp.int8)
+    hands = dealt.reshape((2, HAND_SIZE) + dealt.shape[1:])
+    rank = jnp.sum(hands[:, None] < hands[:, :, None], axis=2, dtype=jnp.int8)  # [2, 8]
+    slots = _shaped(HAND_INDEX, (1, HAND_SIZE, 1), positions[0])
+    return jnp.sum(jnp.where(rank[:, None] == slots, hands[:, None], 0), axis=2, dtype=jnp.int8)
 
 
 def reset_from_positions(positions, first_player=0):
@@ -99,7 +107,7 @@ def reset_from_positions(positions, first_player=0):
     zeros = jnp.zeros((2, N_COLOURS) + batch, jnp.int8)
     return State(
         loc=loc.astype(jnp.int8),
-        hands=jnp.stack([_sorted_members(seat0), _sorted_members(seat1)]),
+        hands=_dealt_hands(positions),
         pile_size=jnp.zeros((N_COLOURS,) + batch, jnp.int8),
         exp_top=zeros,
         exp_sum=zeros,
@@ -135,7 +143,7 @@ def shuffled_positions(rng, batch_shape=()):
     keys = jax.random.bits(rng, (N_CARDS,) + tuple(batch_shape), jnp.uint32)
     ids = _shaped(jnp.arange(N_CARDS), (N_CARDS,), keys[0])
     before = (keys[None] < keys[:, None]) | ((keys[None] == keys[:, None]) & (ids[None] < ids[:, None]))
-    return jnp.sum(before, axis=1).astype(jnp.int8)
+    return jnp.sum(before, axis=1, dtype=jnp.int8)
 
 
 def reset(rng):
@@ -175,13 +183,12 @@ def legal_action_mask(state):
 def _locate(counts, k):
     """For items with ``counts[n, ...]``, the item holding the k-th unit and k's offset in it.
 
-    The inclusive prefix sums come from one small triangular matmul: XLA:CPU's cumsum is
-    quadratic, and a sequential scan of selects fuses into a chain that XLA re-evaluates
-    many times over.
+    The inclusive prefix sums are one masked [n, n] sum per game: XLA:CPU's cumsum is
+    quadratic with a slow reduce-window, and a matmul is a separate library call.
     """
     n = counts.shape[0]
-    lower = jnp.tril(jnp.ones((n, n), jnp.float32))
-    inclusive = jnp.tensordot(lower, counts.astype(jnp.float32), axes=1).astype(jnp.int32)
+    lower = _shaped(np.tri(n, dtype=bool), (n, n), k)
+    inclusive = jnp.sum(jnp.where(lower, counts[None].astype(jnp.int32), 0), axis=1)
     item = jnp.sum((inclusive <= k).astype(jnp.int32), axis=0)
     index = _shaped(jnp.arange(n), (n,), k)
     before = jnp.sum(jnp.where(index == item, inclusive - counts, 0), axis=0)

@@ -54,8 +54,18 @@ def uniform_legal_action(rng, mask):
     return kth_true(mask, jnp.clip(k, 0, jnp.maximum(count - 1, 0)))
 
 
-def random_legal_action(rng, state):
-    """A uniformly random legal action of a round ``State`` (see ``kth_legal_action``)."""
+def legal_action_at(state, u):
+    """The legal action of a round ``State`` at quantile ``u`` in [0, 1): for uniform ``u``,
+    a uniformly random legal action (see ``kth_legal_action``).
+
+    Taking ``u`` rather than a key lets a batched caller draw one uniform per game from
+    a single key instead of splitting a key per game (each split is a hash per game).
+    """
     count = legal_action_count(state)
-    k = jnp.floor(jax.random.uniform(rng, count.shape) * count).astype(jnp.int32)
+    k = jnp.floor(u * count).astype(jnp.int32)
     return kth_legal_action(state, jnp.clip(k, 0, jnp.maximum(count - 1, 0)))
+
+
+def random_legal_action(rng, state):
+    """A uniformly random legal action of a round ``State``."""
+    return legal_action_at(state, jax.random.uniform(rng, state.to_move.shape))
