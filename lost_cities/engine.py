@@ -39,10 +39,10 @@ from lost_cities.cards import (
     N_ACTIONS,
     N_CARDS,
     N_COLOURS,
-    N_DRAW_SOURCES,
     N_HANDSHAKE_SLOTS,
     N_SLOTS,
     decode_action,
+    encode_action,
 )
 
 # loc codes above the deck positions 0..59; add the seat for the per-seat codes.
@@ -160,7 +160,8 @@ def _play_ok(hand, exp_top):
     colour = hand // N_SLOTS
     slot = hand % N_SLOTS
     key = jnp.where(slot >= N_HANDSHAKE_SLOTS, slot, 1)
-    top = sum(jnp.where(colour == c, exp_top[c][None], 0) for c in range(N_COLOURS))
+    colours = _shaped(COLOURS, (N_COLOURS, 1), hand[0])
+    top = jnp.sum(jnp.where(colour[None] == colours, exp_top[:, None], 0), axis=0)
     return key > top
 
 
@@ -195,47 +196,65 @@ def _locate(counts, k):
     return item, k - before
 
 
-def _legal_draws(state):
-    """int32[16]: legal draw sources per (hand slot, place type) of the seat to move."""
+def kth_set_bit(word, k, width=32):
+    """Index of the k-th (0-based) set bit among the low ``width`` bits of uint32 ``word``.
+
+    A binary search on population counts: a handful of scalar operations per game, where
+    searching an unpacked mask costs a prefix sum over it.
+    """
+    position = jnp.zeros_like(k)
+    half = width // 2
+    while half:
+        count = jax.lax.population_count(word & jnp.uint32((1 << half) - 1)).astype(jnp.int32)
+        skip = k >= count
+        k = jnp.where(skip, k - count, k)
+        word = jnp.where(skip, word >> half, word)
+        position = position + jnp.where(skip, half, 0)
+        half //= 2
+    return position
+
+
+def _legal_by_source(state):
+    """Per draw source (deck, piles 0..4), the number of legal placements of the seat to
+    move; also which hand cards can be played, how many, and each hand card's colour."""
     player = state.to_move
     hand = seat_view(state.hands, player)
     colour = hand // N_SLOTS
     play_ok = _play_ok(hand, seat_view(state.exp_top, player))
-    pile_ok = state.pile_size > 0
-    piles_open = jnp.sum(pile_ok.astype(jnp.int32), axis=0)
-    own_pile_open = sum(jnp.where(colour == c, pile_ok[c][None], False) for c in range(N_COLOURS))
-    draws = jnp.stack(
-        [jnp.where(play_ok, 1 + piles_open, 0), 1 + piles_open - own_pile_open.astype(jnp.int32)], axis=1
-    )
-    return draws.reshape((2 * HAND_SIZE,) + player.shape), colour, pile_ok
+    plays = jnp.sum(play_ok.astype(jnp.int32), axis=0)
+    colours = _shaped(COLOURS, (N_COLOURS, 1), player)
+    held = jnp.sum((colour[None] == colours).astype(jnp.int32), axis=1)
+    # Any card can be discarded with a deck draw, but not onto the pile it draws from.
+    per_pile = jnp.where(state.pile_size > 0, plays + HAND_SIZE - held, 0)
+    per_source = jnp.concatenate([(plays + HAND_SIZE)[None], per_pile])
+    return per_source, play_ok, plays, colour
 
 
 def legal_action_count(state):
     """int32: the number of legal actions (0 once the round is done)."""
-    draws, _, _ = _legal_draws(state)
-    return jnp.where(state.done, 0, jnp.sum(draws, axis=0))
+    per_source, _, _, _ = _legal_by_source(state)
+    return jnp.where(state.done, 0, jnp.sum(per_source, axis=0))
 
 
 def kth_legal_action(state, k):
-    """The k-th (0-based, in action order) legal action of the seat to move.
+    """The k-th (0-based) legal action of the seat to move, enumerated by draw source
+    (deck, then piles 0..4) and within a source plays then discards, by hand slot.
 
-    Found from the mask's structure (which hand cards can be placed where, which piles
-    can be drawn) rather than from the 96-entry mask, which on XLA:CPU costs more to
-    materialise and search than the engine step itself.
+    Found from the legal moves' structure rather than from the 96-entry mask, which on
+    XLA:CPU costs more to materialise and search than the engine step itself. Any fixed
+    enumeration serves a uniform sampler; this one needs only a 6-way prefix sum and a
+    bit search over the 8 hand slots.
     """
     player = state.to_move
-    draws, colour, pile_ok = _legal_draws(state)
+    per_source, play_ok, plays, colour = _legal_by_source(state)
     k = jnp.broadcast_to(jnp.asarray(k, jnp.int32), player.shape)
-    placement, k = _locate(draws, k)
-    discard = placement % 2 == 1
-    hand_index = _shaped(HAND_INDEX, (HAND_SIZE,), player)
-    placed_colour = jnp.sum(jnp.where(hand_index == placement // 2, colour, 0), axis=0)
-    colours = _shaped(COLOURS, (N_COLOURS,), player)
-    open_sources = jnp.concatenate(
-        [jnp.ones((1,) + player.shape, bool), pile_ok & ~(discard & (colours == placed_colour))]
-    )
-    source, _ = _locate(open_sources, k)
-    return placement * N_DRAW_SOURCES + source
+    source, k = _locate(per_source, k)
+    is_play = k < plays
+    candidates = jnp.where(is_play, play_ok, colour != source - 1)
+    shifts = _shaped(jnp.arange(HAND_SIZE, dtype=jnp.uint32), (HAND_SIZE,), player)
+    word = jnp.sum(candidates.astype(jnp.uint32) << shifts, axis=0, dtype=jnp.uint32)
+    hand_slot = kth_set_bit(word, jnp.where(is_play, k, k - plays), HAND_SIZE)
+    return encode_action(hand_slot, jnp.where(is_play, 0, 1), source)
 
 
 def board_score(state):

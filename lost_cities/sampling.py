@@ -6,21 +6,9 @@ Like the engine, these accept extra trailing batch axes (``mask[96, B]``).
 import jax
 import jax.numpy as jnp
 
-from lost_cities.engine import kth_legal_action, legal_action_count
+from lost_cities.engine import kth_legal_action, kth_set_bit, legal_action_count
 
 _WORD = 32
-
-
-def _select_in_word(word, k):
-    """Bit index of the k-th (0-based) set bit of uint32 ``word``, by binary search."""
-    position = jnp.zeros_like(k)
-    for width in (16, 8, 4, 2, 1):
-        count = jax.lax.population_count(word & jnp.uint32((1 << width) - 1)).astype(jnp.int32)
-        skip = k >= count
-        k = jnp.where(skip, k - count, k)
-        word = jnp.where(skip, word >> width, word)
-        position = position + jnp.where(skip, width, 0)
-    return position
 
 
 def kth_true(mask, k):
@@ -44,7 +32,7 @@ def kth_true(mask, k):
         k = jnp.where(skip, k - count, k)
         word = jnp.where(skip, words[w], word)
         base = base + jnp.where(skip, _WORD, 0)
-    return base + _select_in_word(word, k)
+    return base + kth_set_bit(word, k)
 
 
 def uniform_legal_action(rng, mask):

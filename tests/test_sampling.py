@@ -1,11 +1,11 @@
-"""The samplers behind random play enumerate exactly the legal actions, in order."""
+"""The samplers behind random play enumerate exactly the legal actions."""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from lost_cities import legal_action_mask, reset, step
-from lost_cities.engine import kth_legal_action, legal_action_count
+from lost_cities.engine import kth_legal_action, kth_set_bit, legal_action_count
 from lost_cities.sampling import kth_true, random_legal_action, uniform_legal_action
 
 
@@ -23,17 +23,29 @@ def _positions(games=4, seed=0):
     return jax.tree.map(lambda *xs: jnp.stack(xs), *states)
 
 
-def test_kth_legal_action_enumerates_the_mask_in_order():
+def test_kth_legal_action_enumerates_each_legal_action_once():
     states = _positions()
     masks = np.asarray(jax.vmap(legal_action_mask)(states))
     counts = np.asarray(jax.vmap(legal_action_count)(states))
     np.testing.assert_array_equal(counts, masks.sum(axis=1))
     assert counts[-1] == 0 and (counts[:-1] > 0).all()
     kth = jax.jit(jax.vmap(kth_legal_action))
-    for k in range(int(counts.max())):
-        got = np.asarray(kth(states, jnp.full(counts.shape, k)))
-        for i in np.flatnonzero(counts > k):
-            assert got[i] == np.flatnonzero(masks[i])[k]
+    enumerated = np.stack(
+        [np.asarray(kth(states, jnp.full(counts.shape, k))) for k in range(int(counts.max()))], 1
+    )
+    for i in np.flatnonzero(counts):
+        np.testing.assert_array_equal(np.sort(enumerated[i, : counts[i]]), np.flatnonzero(masks[i]))
+
+
+def test_kth_set_bit_matches_a_scan_of_the_bits():
+    rng = np.random.default_rng(2)
+    words = rng.integers(1, 2**32, size=500, dtype=np.uint64)
+    ks = np.array([rng.integers(bin(int(w)).count("1")) for w in words])
+    expected = [[i for i in range(32) if int(w) >> i & 1][k] for w, k in zip(words, ks, strict=True)]
+    got = kth_set_bit(jnp.asarray(words, jnp.uint32), jnp.asarray(ks, jnp.int32))
+    np.testing.assert_array_equal(np.asarray(got), expected)
+    byte = jnp.uint32(0b10110010)
+    assert [int(kth_set_bit(byte, jnp.int32(k), width=8)) for k in range(4)] == [1, 4, 5, 7]
 
 
 def test_kth_true_on_single_and_trailing_batch_masks():
