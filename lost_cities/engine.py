@@ -161,7 +161,7 @@ def _play_ok(hand, exp_top):
     slot = hand % N_SLOTS
     key = jnp.where(slot >= N_HANDSHAKE_SLOTS, slot, 1)
     colours = _shaped(COLOURS, (N_COLOURS, 1), hand[0])
-    top = jnp.sum(jnp.where(colour[None] == colours, exp_top[:, None], 0), axis=0)
+    top = jnp.sum(jnp.where(colour[None] == colours, exp_top[:, None], 0), axis=0, dtype=jnp.int8)
     return key > top
 
 
@@ -275,7 +275,7 @@ def _insert_sorted(hand, remove_index, card):
     """``hand`` without its ``remove_index``-th card, with ``card`` inserted in order."""
     i = _shaped(jnp.arange(HAND_SIZE - 1), (HAND_SIZE - 1,), card)
     rest = jnp.where(i < remove_index, hand[:-1], hand[1:])
-    pos = jnp.sum(rest < card, axis=0)
+    pos = jnp.sum(rest < card, axis=0, dtype=jnp.int8)
     j = _shaped(jnp.arange(HAND_SIZE), (HAND_SIZE,), card)
     left = jnp.concatenate([rest, rest[-1:]])
     right = jnp.concatenate([rest[:1], rest])
@@ -305,7 +305,7 @@ def step(state, action):
     hand = seat_view(state.hands, player)
     hand_colour = hand // N_SLOTS
     at_slot = hand_index == hand_slot
-    card = jnp.sum(jnp.where(at_slot, hand, 0), axis=0).astype(jnp.int8)
+    card = jnp.sum(jnp.where(at_slot, hand, 0), axis=0, dtype=jnp.int8)
     colour = card // N_SLOTS
     slot = card % N_SLOTS
     is_number = slot >= N_HANDSHAKE_SLOTS
@@ -314,7 +314,7 @@ def step(state, action):
     from_deck = draw_source == 0
     is_pile_colour = colours == pile_colour
     pile_size = state.pile_size
-    draw_pile_size = jnp.sum(jnp.where(is_pile_colour, pile_size, 0), axis=0)
+    draw_pile_size = jnp.sum(jnp.where(is_pile_colour, pile_size, 0), axis=0, dtype=jnp.int8)
     source_open = from_deck | (draw_pile_size > 0)
     placeable = jnp.where(
         place_type == 0, _play_ok(hand, seat_view(state.exp_top, player)), hand_colour != pile_colour
@@ -332,10 +332,10 @@ def step(state, action):
     exp_sum = state.exp_sum + jnp.where(on_expedition & is_number, slot - 1, 0).astype(jnp.int8)
     exp_handshakes = state.exp_handshakes + (on_expedition & ~is_number).astype(jnp.int8)
     exp_count = state.exp_count + on_expedition.astype(jnp.int8)
-    discard_depth = jnp.sum(jnp.where(is_colour, pile_size, 0), axis=0).astype(jnp.int8)
+    discard_depth = jnp.sum(jnp.where(is_colour, pile_size, 0), axis=0, dtype=jnp.int8)
     draw_code = jnp.where(from_deck, state.deck_ptr, LOC_PILE - 1 + draw_pile_size).astype(jnp.int8)
     drawable = (state.loc == draw_code) & (from_deck | (card_ids // N_SLOTS == pile_colour))
-    new_card = jnp.sum(jnp.where(drawable, card_ids, 0), axis=0).astype(jnp.int8)
+    new_card = jnp.sum(jnp.where(drawable, card_ids, 0), axis=0, dtype=jnp.int8)
     pile_size = pile_size + (is_colour & discard).astype(jnp.int8)
     pile_size = pile_size - (is_pile_colour & live & ~from_deck).astype(jnp.int8)
 
