@@ -24,6 +24,14 @@ broadcast from the left and reductions run over leading axes, so batch-last layo
 (e.g. ``match_reset(key, (B,))``) need no transposes. ``jax.vmap`` (batch first, the
 public ``batched_*`` API) works as usual and measured faster in the random-play
 benchmark loop on the 2-core CPU, so the benchmark uses it.
+
+Written for XLA:CPU's fusion, which was measured (``jax.profiler`` traces of the
+benchmark loop) to decide the speed more than operation counts do: XLA fuses every
+cheap element-wise producer into each consumer, so a per-game value broadcast over 60
+cards is recomputed for each of them. Values that take many operations (legality, a
+card's colour lookup, per-source counts) are therefore results of reductions, which
+XLA stores once per game, and only a few operations follow them before they meet the
+60-card arrays. Cumulative sums (quadratic, via reduce-window) are avoided.
 """
 
 import jax
@@ -286,12 +294,8 @@ def step(state, action):
     """Apply ``action`` for the seat to move: ``(next_state, reward float32[2], done)``.
 
     Illegal actions and any action after the end leave the state unchanged with zero
-    reward. The reward is the score margin, on the ending transition only.
-
-    Written for XLA:CPU's fusion: it fuses every cheap element-wise producer into each
-    consumer, so a per-game flag used to update 60 cards is recomputed 60 times. Flags
-    that take many operations (legality above all) are therefore results of reductions,
-    which XLA stores once per game, and only a few operations follow them.
+    reward. The reward is the score margin, on the ending transition only. Legality is
+    one reduction over the hand slots (see the module docstring on fusion).
     """
     # Unsigned: a negative action decodes to a hand slot past the hand, so no slot matches.
     decoded = decode_action(jnp.asarray(action).astype(jnp.uint32))
