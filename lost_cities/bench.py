@@ -11,7 +11,9 @@ twice between refills, and dealing (the costliest part of a reset) is not paid o
 every ply.
 
 Both games run under ``jax.vmap`` (batch first), as the batched public API does; the
-engine's trailing-batch layout measured slower in this loop on the 2-core CPU.
+engine's trailing-batch layout measured slower in this loop on the 2-core CPU. Each ply
+draws one uniform per game from a single key (``sampling.legal_action_at``): splitting
+a key per game would hash twice per game and ply.
 """
 
 import argparse
