@@ -42,6 +42,7 @@ import numpy as np
 
 from lost_cities.cards import N_CARDS, N_COLOURS, N_HANDSHAKE_SLOTS, N_SLOTS
 from lost_cities.engine import (
+    LOC_EXPEDITION,
     LOC_HAND,
     LOC_KNOWN,
     LOC_PILE,
@@ -69,8 +70,14 @@ PER_ROUNDS_LEFT = _reciprocal(2)
 MARGIN_THRESHOLDS = np.array([-50, -25, -10, -0.5, 0.5, 9.5, 24.5, 49.5], np.float32)
 N_MARGIN_BUCKETS = len(MARGIN_THRESHOLDS) + 1
 
-_SLOT_GRID = np.tile(np.arange(N_SLOTS, dtype=np.int8), (N_COLOURS, 1))
-_RANK_GRID = np.where(_SLOT_GRID >= N_HANDSHAKE_SLOTS, _SLOT_GRID - 1, 0).astype(np.float32)
+_SLOTS = np.tile(np.arange(N_SLOTS, dtype=np.int8), N_COLOURS)
+_RANKS = np.where(_SLOTS >= N_HANDSHAKE_SLOTS, _SLOTS - 1, 0).astype(np.float32)
+_COLOUR_SUMS = np.kron(np.eye(N_COLOURS, dtype=np.float32), np.ones((N_SLOTS, 1), np.float32))
+# Reachable ranks are summed packed: one base-64 digit per place (a colour's ranks add up
+# to 54 < 64); four digits stay below 2**24, so float32 sums them exactly.
+RANK_BITS = 6
+RANK_BASE = 1 << RANK_BITS
+MY_HAND, THEIR_HAND, PILES, UNSEEN = range(4)
 
 
 def _per_game(constant, like):
@@ -86,15 +93,48 @@ def margin_buckets(margin):
     return (exceeds_lower & ~exceeds_upper).astype(jnp.float32)
 
 
-def reachable_points(top, places):
-    """float32[len(places) * 5]: per place, per colour, the ranks of numbers above ``top``.
+def packed_reachable(state, player):
+    """float32[2, 5]: for me, then the opponent, per colour, the packed ranks above their top.
 
-    ``top`` is an expedition's highest number slot per colour (0 when it has none),
-    ``places`` are bool [5, 12] masks of card locations (``State.loc`` as a grid).
+    Digit ``place`` (base ``RANK_BASE``) of an entry sums the ranks of the colour's numbers
+    in ``place`` above that seat's highest number. Under ``vmap`` XLA:CPU recomputes the
+    per-game values (player, tops) for every card of a fused loop, so the cards are read
+    in one pass that writes one float per card and seat, and a matmul with a constant
+    sums them per colour: measured several times cheaper than a select and a sum per
+    place and seat.
     """
-    like = top[0]
-    above = jnp.where(_per_game(_SLOT_GRID, like) > top[:, None], _per_game(_RANK_GRID, like), 0.0)
-    return jnp.concatenate([jnp.sum(jnp.where(place, above, 0.0), axis=1) for place in places])
+    player = player.astype(jnp.int8)  # int8 compares against the int8 ``loc``
+    opponent = 1 - player
+    loc = state.loc
+    like = loc[0]
+    # Tested in this order, what is left below the expedition codes is the deck or the
+    # opponent's unknown hand: unseen by me.
+    digit = jnp.where(
+        (loc == LOC_HAND + player) | (loc == LOC_KNOWN + player),
+        np.float32(RANK_BASE**MY_HAND),
+        jnp.where(
+            loc == LOC_KNOWN + opponent,
+            np.float32(RANK_BASE**THEIR_HAND),
+            jnp.where(
+                loc >= LOC_PILE,
+                np.float32(RANK_BASE**PILES),
+                jnp.where(loc < LOC_EXPEDITION, np.float32(RANK_BASE**UNSEEN), 0.0),
+            ),
+        ),
+    )
+    tops = jnp.stack([seat_view(state.exp_top, player), seat_view(state.exp_top, opponent)])
+    above = _per_game(_SLOTS.reshape(N_COLOURS, N_SLOTS), like) > tops[:, :, None]
+    ranks = (_per_game(_RANKS, like) * digit).reshape((N_COLOURS, N_SLOTS) + loc.shape[1:])
+    taken = jnp.where(above, ranks, 0.0).reshape((2, N_CARDS) + loc.shape[1:])
+    return jnp.moveaxis(jnp.tensordot(taken, _COLOUR_SUMS, axes=((1,), (0,))), -1, 1)
+
+
+def unpack(packed, places):
+    """float32[len(places) * 5]: the digits ``places`` of packed per-colour sums."""
+    sums = packed.astype(jnp.int32)
+    return jnp.concatenate(
+        [((sums >> (RANK_BITS * p)) & (RANK_BASE - 1)).astype(jnp.float32) for p in places]
+    )
 
 
 def match_observation(ms, player):
@@ -112,14 +152,9 @@ def match_observation(ms, player):
     deck_left_odd = (N_CARDS - state.deck_ptr.astype(jnp.int32)) % 2 == 1
     draws_last = (deck_left_odd == my_turn) & ~state.done
 
-    loc = state.loc.reshape((N_COLOURS, N_SLOTS) + state.loc.shape[1:])
-    in_pile = loc >= LOC_PILE
-    unseen = (loc < LOC_HAND) | (loc == LOC_HAND + opponent)
-    in_my_hand = (loc == LOC_HAND + player) | (loc == LOC_KNOWN + player)
-    mine = reachable_points(seat_view(state.exp_top, player), (in_my_hand, in_pile, unseen))
-    theirs = reachable_points(
-        seat_view(state.exp_top, opponent), (loc == LOC_KNOWN + opponent, in_pile, unseen)
-    )
+    packed = packed_reachable(state, player)
+    mine = unpack(packed[0], (MY_HAND, PILES, UNSEEN))
+    theirs = unpack(packed[1], (THEIR_HAND, PILES, UNSEEN))
     rounds = _per_game(np.arange(N_ROUNDS), ms.round_idx)
     match_features = jnp.concatenate(
         [
