@@ -4,6 +4,8 @@ Random legal play inside one jitted ``lax.scan``: every ply each of ``batch`` ga
 takes a uniformly random legal action; finished games are re-dealt inside the scan
 from fresh uniform shuffles. Only real plies (taken in a live game) are counted.
 Prints ``key=value`` lines; rates are the median of ``runs`` timed runs after compile.
+``obs_cost_us`` / ``obs_v2_cost_us`` are what computing the observation adds to a ply
+(the difference of the loops' ply times), and ``obs_v2_cost_ratio`` their quotient.
 
 Fresh deals are drawn once every ``redeal_every`` plies for every game and kept as a
 spare: a round lasts at least 44 plies and a match at least 132, so no game can finish
@@ -143,6 +145,11 @@ def median_rate(run, runs):
     return float(np.median(seconds)), float(np.median(rates))
 
 
+def observation_cost_us(with_obs_rate, without_obs_rate):
+    """Microseconds an observation adds to a ply: the difference of the two loops' ply times."""
+    return 1e6 / with_obs_rate - 1e6 / without_obs_rate
+
+
 def train_throughput(overrides=()):
     """Whole PPO updates of the default training config (2x256 MLP), via ``measure_throughput``."""
     from hydra import compose, initialize_config_dir
@@ -174,13 +181,19 @@ def main(argv=None):
         ("match_steps_per_sec", "match", False),
         ("obs_v2_steps_per_sec", "match", True),
     ]
+    rates = {}
     for key, game, with_obs in measures:
-        elapsed, rate = median_rate(
+        elapsed, rates[key] = median_rate(
             make_random_play(GAMES[game](), args.batch, args.steps, with_obs), args.runs
         )
         if key == "steps_per_sec":
             print(f"elapsed_sec={elapsed:.4f}")
-        print(f"{key}={rate:.0f}", flush=True)
+        print(f"{key}={rates[key]:.0f}", flush=True)
+    v1_cost = observation_cost_us(rates["obs_steps_per_sec"], rates["steps_per_sec"])
+    v2_cost = observation_cost_us(rates["obs_v2_steps_per_sec"], rates["match_steps_per_sec"])
+    print(f"obs_cost_us={v1_cost:.3f}")
+    print(f"obs_v2_cost_us={v2_cost:.3f}")
+    print(f"obs_v2_cost_ratio={v2_cost / v1_cost:.2f}")
     if not args.skip_train:
         train = train_throughput()
         print(f"train_env_steps_per_sec={train['train_env_steps_per_sec']:.0f}")
