@@ -19,7 +19,8 @@ from flax import struct
 
 from lost_cities.cards import MAX_STEPS, decode_action
 from lost_cities.ppo.episodes import EpisodeStats, FinishedEpisode
-from lost_cities.ppo.network import masked_logits
+from lost_cities.ppo.network import ActorCritic, masked_logits
+from lost_cities.ppo.opponent.league import pool_logits
 
 MIN_LEARNER_DECISIONS_PER_ROUND = 22  # 44 deck draws per round, moves alternate
 
@@ -74,7 +75,7 @@ class Rollout:
         self.needs_privileged = needs_privileged
         self.num_envs, self.length = num_envs, length
         self.is_self = jnp.asarray(opponents.is_self)
-        self.fixed = [(k, p) for k, p in enumerate(opponents.policies) if p is not None]
+        self.scripted, self.league = opponents.scripted, opponents.league
         self.spares = spares_needed(length, env.rounds)
 
     def _move(self, state, action, coefficient):
@@ -89,11 +90,18 @@ class Rollout:
         reward = self.reward(env_reward, before, after, coefficient)
         return next_state, reward, done, plies >= MAX_STEPS - 1
 
-    def _opponent_action(self, state, opponent, key):
+    def _opponent_action(self, state, opponent, key, pool):
+        """Every env's reply by its episode's opponent (``pool``: the league's stacked parameters)."""
         n = opponent.shape[0]
-        keys = jax.random.split(key, n * len(self.fixed)).reshape(len(self.fixed), n, -1)
         action = jnp.zeros(opponent.shape, jnp.int32)
-        for (k, policy), policy_keys in zip(self.fixed, keys, strict=True):
+        if self.league is not None:
+            key, k_league = jax.random.split(key)
+            _, obs, mask = self._inputs(state)
+            logits = pool_logits(lambda p, o: self.network.apply(p, o, method=ActorCritic.logits), pool, obs)
+            league = jax.random.categorical(k_league, masked_logits(logits, mask)).astype(jnp.int32)
+            action = jnp.where(opponent == self.league[0], league, action)
+        keys = jax.random.split(key, n * len(self.scripted)).reshape(len(self.scripted), n, -1)
+        for (k, policy), policy_keys in zip(self.scripted, keys, strict=True):
             action = jnp.where(opponent == k, jax.vmap(policy)(state, policy_keys).astype(jnp.int32), action)
         return action
 
@@ -112,41 +120,48 @@ class Rollout:
         slot = Slot(state, seat, opponent, EpisodeStats.zeros((n,)))
         return jax.tree.map(lambda x: x.reshape(tuple(shape) + x.shape[1:]), slot)
 
-    def first_slots(self, key):
+    def first_slots(self, key, pool=None):
         """The run's first episodes, with a fixed opponent's opening move played where it starts
         (inside the scan, the move loop plays it for every later episode)."""
         k_slots, k_move = jax.random.split(key)
         slot = self.fresh_slots(k_slots, (self.num_envs,))
-        if not self.fixed:
+        if not self.opponents.has_fixed:
             return slot
         first = self._opponent_turn(slot)
-        moved, _, _, _ = self._move(slot.state, self._opponent_action(slot.state, slot.opponent, k_move), 0.0)
+        action = self._opponent_action(slot.state, slot.opponent, k_move, pool)
+        moved, _, _, _ = self._move(slot.state, action, 0.0)
         return slot.replace(
             state=select(first, moved, slot.state), stats=slot.stats.replace(plies=first.astype(jnp.int32))
         )
 
-    def observe(self, params, state):
+    def _inputs(self, state):
+        """The mover, its observation and its legal mask in every env."""
         env = self.env
         mover = jax.vmap(env.to_move)(state)
-        obs = jax.vmap(env.observe)(state, mover)
+        return mover, jax.vmap(env.observe)(state, mover), jax.vmap(env.legal_mask)(state)
+
+    def observe(self, params, state):
+        mover, obs, mask = self._inputs(state)
         privileged = (
-            jax.vmap(env.privileged)(state, mover) if self.needs_privileged else jnp.zeros((obs.shape[0], 0))
+            jax.vmap(self.env.privileged)(state, mover)
+            if self.needs_privileged
+            else jnp.zeros((obs.shape[0], 0))
         )
-        mask = jax.vmap(env.legal_mask)(state)
         logits, value = self.network.apply(params, obs, privileged)
         return mover, obs, privileged, mask, masked_logits(logits, mask), value
 
-    def run(self, params, slots, key, coefficient):
+    def run(self, params, slots, key, coefficient, pool=None):
         """``(slots, transitions [T, N], finished [T, N], bootstrap [N, 2])``.
 
         Within a scanned step, moves are a ``fori_loop`` over at most three moves (the
         learner's, then fixed opponents' replies, including the first move of an episode
         that replaced a finished one) so the engine is compiled once, not per move.
+        ``pool``: the league's stacked snapshot parameters (``opponent=league`` only).
         """
         key, spare_key = jax.random.split(key)
         spares = self.fresh_slots(spare_key, (self.spares, self.num_envs))
         n = self.num_envs
-        moves_per_step = 3 if self.fixed else 1
+        moves_per_step = 3 if self.opponents.has_fixed else 1
 
         def decide(carry, key):
             slot, used = carry
@@ -170,8 +185,10 @@ class Rollout:
                 slot, used, reward, done, finished, moves = c
                 learner = i == 0
                 active = learner | self._opponent_turn(slot)
-                if self.fixed:
-                    chosen = self._opponent_action(slot.state, slot.opponent, jax.random.fold_in(k_opp, i))
+                if self.opponents.has_fixed:
+                    chosen = self._opponent_action(
+                        slot.state, slot.opponent, jax.random.fold_in(k_opp, i), pool
+                    )
                     chosen = jnp.where(learner, action, chosen)
                 else:
                     chosen = action

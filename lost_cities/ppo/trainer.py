@@ -16,6 +16,7 @@ from lost_cities.envs import make as make_env
 from lost_cities.ppo.episodes import summarize
 from lost_cities.ppo.gae import per_seat_gae
 from lost_cities.ppo.network import build_network
+from lost_cities.ppo.opponent.league import init_pool, pool_metrics, refresh
 from lost_cities.ppo.rollout import Rollout
 
 
@@ -28,6 +29,7 @@ class TrainState:
     update: jnp.ndarray  # updates done
     decisions: jnp.ndarray  # learner decisions trained on (anneals the shaping)
     env_steps: jnp.ndarray  # moves played by both seats
+    league: object = None  # opponent=league: the snapshot pool (league.Pool)
 
 
 def num_updates(ppo):
@@ -74,9 +76,12 @@ class Trainer:
         obs = jnp.zeros((1, self.env.obs_dim))
         privileged = jnp.zeros((1, self.env.privileged_dim if self.critic.needs_privileged else 0))
         params = self.network.init(k_params, obs, privileged)
-        slots = jax.jit(self.rollout.first_slots)(k_slots)
+        league = (
+            None if self.opponents.league is None else init_pool(params, self.opponents.league[1].pool_size)
+        )
+        slots = jax.jit(self.rollout.first_slots)(k_slots, _pool_params(league))
         zero = jnp.int32(0)
-        return TrainState(params, self.optimizer.init(params), slots, key, zero, zero, zero)
+        return TrainState(params, self.optimizer.init(params), slots, key, zero, zero, zero, league)
 
     def loss(self, params, batch):
         ppo = self.cfg.ppo
@@ -106,7 +111,9 @@ class Trainer:
         ppo = self.cfg.ppo
         key, k_rollout, k_epochs = jax.random.split(ts.key, 3)
         coefficient = self.reward.coefficient(ts.decisions)
-        slots, rows, finished, bootstrap = self.rollout.run(ts.params, ts.slots, k_rollout, coefficient)
+        slots, rows, finished, bootstrap = self.rollout.run(
+            ts.params, ts.slots, k_rollout, coefficient, _pool_params(ts.league)
+        )
         advantage, returns = per_seat_gae(
             rows.value, rows.mover, rows.reward, rows.done, bootstrap, ppo.gamma, self.gae_lambda
         )
@@ -146,9 +153,18 @@ class Trainer:
         metrics["learner/value_mean"] = jnp.mean(rows.value)
         metrics.update(summarize(finished, self.opponents.names, self.opponents.is_self))
         plies = jnp.sum(rows.moves)
+        update = ts.update + 1
+        league = ts.league
+        if league is not None:
+            league = refresh(league, params, update, self.opponents.league[1].snapshot_every_updates)
+            metrics.update(pool_metrics(league, update))
         ts = TrainState(
-            params, opt_state, slots, key, ts.update + 1, ts.decisions + size, ts.env_steps + plies
+            params, opt_state, slots, key, update, ts.decisions + size, ts.env_steps + plies, league
         )
         metrics["learner/decisions"] = ts.decisions
         metrics["learner/env_steps"] = ts.env_steps
         return ts, metrics
+
+
+def _pool_params(league):
+    return None if league is None else league.params

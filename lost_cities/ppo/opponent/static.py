@@ -2,8 +2,6 @@
 
 import os
 
-import jax.numpy as jnp
-
 from lost_cities import bots
 from lost_cities.ppo.opponent import OpponentSet
 
@@ -23,8 +21,7 @@ def _policy(name, env):
 class StaticOpponent:
     def __init__(self, policies, weights=None):
         self.names = tuple(policies)
-        weights = jnp.ones(len(self.names)) if weights is None else jnp.asarray(weights, jnp.float32)
-        self.probs = weights / jnp.sum(weights)
+        self.weights = [1.0] * len(self.names) if weights is None else [float(w) for w in weights]
 
     def build(self, env) -> OpponentSet:
-        return OpponentSet(self.names, self.probs, tuple(_policy(name, env) for name in self.names))
+        return OpponentSet.from_weights(self.names, self.weights, [_policy(name, env) for name in self.names])
