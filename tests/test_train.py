@@ -224,9 +224,11 @@ def test_every_scanned_step_is_a_real_learner_decision(rollout, shared_trainer):
     assert done.sum() >= 2
     t, n = np.argwhere(done[:-1])[0]
     assert rows.obs[t + 1, n].sum() > 0
-    # After a reset the next row is a fresh deal: no card on any expedition.
+    # After a reset the next row is a fresh deal: none of my cards on an expedition, at most
+    # the opponent's opening move played (plies this round, obs[422] * 400, at most 1).
     env = shared_trainer.env
-    assert not np.asarray(rows.obs[t + 1, n]).reshape(-1)[: 60 * 7].reshape(60, 7)[:, 1:3].any()
+    fresh = np.asarray(rows.obs[t + 1, n])
+    assert not fresh[: 60 * 7].reshape(60, 7)[:, 1].any() and fresh[422] * 400 <= 1
     assert env.obs_dim == rows.obs.shape[-1]
 
 
