@@ -8,6 +8,9 @@ network and critic config) so an agent can be loaded without the training code.
 
 from pathlib import Path
 
+import jax
+import jax.numpy as jnp
+import numpy as np
 import orbax.checkpoint as ocp
 
 
@@ -65,7 +68,11 @@ def restore(checkpoint_dir, template, step=None):
         step, args=ocp.args.Composite(state=ocp.args.StandardRestore(template), meta=ocp.args.JsonRestore())
     )
     manager.close()
-    return restored["state"], restored["meta"]
+    # Uncommitted arrays, like a fresh state's: the resumed run's update then lowers to the
+    # same program as the original run's (orbax returns committed arrays, a different key
+    # for the compilation cache).
+    state = jax.tree.map(lambda x: jnp.asarray(np.asarray(x)), restored["state"])
+    return state, restored["meta"]
 
 
 def restore_params(checkpoint_dir):
