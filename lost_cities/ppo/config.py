@@ -72,6 +72,15 @@ class OmniscientCriticConfig(SharedCriticConfig):
     hidden: list[int] = field(default_factory=lambda: [256, 256])
 
 
+def _check_weights(policies, weights, others=0.0):
+    """One non-negative weight per policy, not all zero (``others``: the rest of the mix's weight)."""
+    _require(
+        weights is None
+        or (len(weights) == len(policies) and min(weights, default=0) >= 0 and sum(weights) + others > 0),
+        f"opponent.weights needs one non-negative weight per policy ({len(policies)}), not all zero",
+    )
+
+
 @dataclass
 class StaticOpponentConfig:
     _target_: str = "lost_cities.ppo.opponent.static.StaticOpponent"
@@ -80,18 +89,36 @@ class StaticOpponentConfig:
 
     def __post_init__(self):
         _require(len(self.policies) > 0, "opponent.policies must name at least one opponent")
-        _require(
-            self.weights is None
-            or (len(self.weights) == len(self.policies) and min(self.weights) >= 0 and sum(self.weights) > 0),
-            f"opponent.weights needs one non-negative weight per policy ({len(self.policies)}), not all zero",
-        )
+        _check_weights(self.policies, self.weights)
 
 
 @dataclass
 class LeagueOpponentConfig:
+    """``static``'s fixed mix plus ``league`` (a past snapshot), drawn with ``league_weight``."""
+
     _target_: str = "lost_cities.ppo.opponent.league.LeagueOpponent"
+    policies: list[str] = field(default_factory=lambda: ["random", "discard_only", "self"])
+    weights: list[float] | None = None
+    league_weight: float = 1.0
     pool_size: int = 8
     snapshot_every_updates: int = 20
+
+    def __post_init__(self):
+        _require(
+            "league" not in self.policies,
+            "opponent.policies lists fixed opponents; the pool joins as `league` by opponent.league_weight",
+        )
+        _require(
+            self.league_weight > 0,
+            f"opponent.league_weight must be > 0 (got {self.league_weight}); "
+            "for no snapshots use opponent=static",
+        )
+        _check_weights(self.policies, self.weights, self.league_weight)
+        _require(self.pool_size >= 1, f"opponent.pool_size must be >= 1 (got {self.pool_size})")
+        _require(
+            self.snapshot_every_updates >= 1,
+            f"opponent.snapshot_every_updates must be >= 1 (got {self.snapshot_every_updates})",
+        )
 
 
 @dataclass
@@ -204,6 +231,14 @@ class TrainConfig:
     seed: int = 0
     resume: str | None = None
     progress: bool = True
+
+    def __post_init__(self):
+        if isinstance(self.opponent, LeagueOpponentConfig):
+            _require(
+                self.ppo.num_envs % self.opponent.pool_size == 0,
+                f"opponent.pool_size={self.opponent.pool_size} must divide ppo.num_envs={self.ppo.num_envs} "
+                "(each pool entry plays an equal block of env slots)",
+            )
 
 
 SCHEMAS = {

@@ -40,7 +40,8 @@ class FinishedEpisode:
 def summarize(finished: FinishedEpisode, opponent_names, is_self):
     """Means over the finished episodes, overall and per opponent (NaN where none finished).
 
-    ``win_vs_fixed`` leaves out self-play episodes, whose win rate is 0.5 by symmetry.
+    ``win_vs_fixed`` leaves out self-play episodes, whose win rate is 0.5 by symmetry
+    (league episodes count: a past snapshot does not learn from them).
     """
     weight = finished.done.astype(jnp.float32)
     s = finished.stats
