@@ -2,8 +2,9 @@
 
 Each env slot holds its game state, the episode's assignment (learner seat, opponent)
 and running episode totals. One scanned step: the learner acts for the seat to move;
-a fixed opponent then replies until the learner is to move again (at most twice: in a
-match, a round can end on the opponent's move and the opponent may start the next);
+a fixed opponent (a bot, a checkpoint or a league snapshot) then replies until the
+learner is to move again (at most twice: in a match, a round can end on the opponent's
+move and the opponent may start the next);
 a finished episode is replaced in place by a pre-sampled *spare* slot. Spares are drawn
 before the scan (``env.init`` costs several engine steps) with a fresh learner seat and
 opponent, and, if the opponent starts, with its first move already played, so the
@@ -184,12 +185,18 @@ class Rollout:
             def play(i, c):
                 slot, used, reward, done, finished, moves = c
                 learner = i == 0
-                active = learner | self._opponent_turn(slot)
+                replies = ~learner & self._opponent_turn(slot)
+                active = learner | replies
                 if self.opponents.has_fixed:
-                    chosen = self._opponent_action(
-                        slot.state, slot.opponent, jax.random.fold_in(k_opp, i), pool
+                    # Opponents are computed only on a move where one replies somewhere
+                    # (never on the learner's move; the third move rarely).
+                    chosen = jax.lax.cond(
+                        jnp.any(replies),
+                        lambda: self._opponent_action(
+                            slot.state, slot.opponent, jax.random.fold_in(k_opp, i), pool
+                        ),
+                        lambda: action,
                     )
-                    chosen = jnp.where(learner, action, chosen)
                 else:
                     chosen = action
                 state, r, ended, max_steps = self._move(slot.state, chosen, coefficient)
