@@ -79,6 +79,11 @@ class State:
     done: jax.Array  # bool
 
 
+def pile_top_code(pile_size):
+    """The ``loc`` code of the top card of a pile holding ``pile_size`` (> 0) cards."""
+    return LOC_PILE - 1 + pile_size
+
+
 def _shaped(values, shape, like):
     """Constant ``values`` reshaped to ``shape`` plus one unit axis per batch axis of ``like``."""
     return values.reshape(shape + (1,) * jnp.ndim(like))
@@ -337,7 +342,7 @@ def step(state, action):
     exp_handshakes = state.exp_handshakes + (on_expedition & ~is_number).astype(jnp.int8)
     exp_count = state.exp_count + on_expedition.astype(jnp.int8)
     discard_depth = jnp.sum(jnp.where(is_colour, pile_size, 0), axis=0, dtype=jnp.int8)
-    draw_code = jnp.where(from_deck, state.deck_ptr, LOC_PILE - 1 + draw_pile_size).astype(jnp.int8)
+    draw_code = jnp.where(from_deck, state.deck_ptr, pile_top_code(draw_pile_size)).astype(jnp.int8)
     drawable = (state.loc == draw_code) & (from_deck | (card_ids // N_SLOTS == pile_colour))
     new_card = jnp.sum(jnp.where(drawable, card_ids, 0), axis=0, dtype=jnp.int8)
     pile_size = pile_size + (is_colour & discard).astype(jnp.int8)

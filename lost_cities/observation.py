@@ -26,6 +26,7 @@ from lost_cities.engine import (
     LOC_PILE,
     _shaped,
     board_score,
+    pile_top_code,
     seat_view,
 )
 
@@ -48,7 +49,7 @@ def scaled(x, divisor):
 def pile_tops(state):
     """int8[5]: the top card of each discard pile, -1 where empty."""
     loc = state.loc.reshape((N_COLOURS, N_SLOTS) + state.loc.shape[1:])
-    at_top = (loc == LOC_PILE - 1 + state.pile_size[:, None]) & (state.pile_size[:, None] > 0)
+    at_top = (loc == pile_top_code(state.pile_size[:, None])) & (state.pile_size[:, None] > 0)
     ids = _shaped(jnp.arange(N_CARDS, dtype=jnp.int8), (N_COLOURS, N_SLOTS), state.to_move)
     return jnp.sum(jnp.where(at_top, ids + 1, 0), axis=1).astype(jnp.int8) - 1
 
@@ -60,7 +61,7 @@ def card_channels(state, player):
     loc = state.loc
     in_pile = loc >= LOC_PILE
     own_pile_size = jnp.repeat(state.pile_size, N_SLOTS, axis=0)
-    is_top = loc == LOC_PILE - 1 + own_pile_size
+    is_top = loc == pile_top_code(own_pile_size)
     return jnp.stack(
         [
             (loc == LOC_HAND + player) | (loc == LOC_KNOWN + player),
