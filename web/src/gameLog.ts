@@ -1,8 +1,10 @@
 /**
  * The log of played games: one JSON object per finished match, in the project's action
  * encoding, read back by `python -m lost_cities.replay` (lost_cities/replay.py documents
- * the fields; LOG_VERSION must match its LOG_VERSION).
+ * the fields; LOG_VERSION must match its LOG_VERSION). `opponent` and `hints` are
+ * additions the replay ignores (older logs lack them), so the version stays 1.
  */
+import type { Strength } from './agents';
 import type { PerSeat } from './engine';
 
 export const LOG_FORMAT = 'lost-cities-game';
@@ -20,13 +22,18 @@ export interface GameRecord {
   round_scores: PerSeat<number>[];
   final_carry: PerSeat<number>;
   model: { name: string; obs_version: string; placeholder: boolean };
+  /** The opponent chosen before the match: its id in agents.json, its name and measured strength. */
+  opponent?: { id: string; name: string; strength: Strength | null };
+  /** Whether the player asked for hints, and at which plies (indices into `actions`) hints were shown. */
+  hints?: { used: boolean; plies: number[] };
   started_at: string;
   finished_at: string;
 }
 
 export function loadGames(): GameRecord[] {
   try {
-    return JSON.parse(localStorage.getItem(STORAGE_KEY) ?? '[]');
+    const games = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? '[]');
+    return Array.isArray(games) ? games.filter((game) => game && game.format === LOG_FORMAT) : [];
   } catch {
     return [];
   }

@@ -1,0 +1,164 @@
+/**
+ * The shipped opponents: one index, `agents.json` beside index.html, lists them in the
+ * order the page shows them (the first, or the one named by `default`, is preselected):
+ *
+ *   { "format": "lost-cities-agents", "version": 1, "default": "ppo-match3-3m",
+ *     "agents": [ { "id": "ppo-match3-3m", "model": "policy.onnx", "manifest": "policy.json" } ] }
+ *
+ * `id` is the stable key the game log and "your record" use; `model` and `manifest` are
+ * URLs relative to the index. The name and the measured strength come from the manifest
+ * (`python -m lost_cities.export` writes it): `name`, and `strength` or else `gates`.
+ */
+import { type Manifest, observationFor } from './policyContract';
+
+export const INDEX_FORMAT = 'lost-cities-agents';
+export const INDEX_VERSION = 1;
+export const INDEX_FILE = 'agents.json';
+
+export interface AgentEntry {
+  id: string;
+  modelUrl: string;
+  manifestUrl: string;
+}
+
+export interface AgentIndex {
+  defaultId: string;
+  entries: AgentEntry[];
+}
+
+/** A measured result of the agent against one opponent (a subset of an evaluation gate's keys). */
+export interface Strength {
+  opponent: string;
+  games: number;
+  win_rate: number;
+  win_rate_lower?: number;
+  win_rate_upper?: number;
+  margin_mean?: number;
+  draws?: number;
+}
+
+export interface Agent extends AgentEntry {
+  name: string;
+  manifest: Manifest | null;
+  strength: Strength | null;
+  /** Why this page cannot play the agent (manifest missing or an observation it lacks); null if playable. */
+  problem: string | null;
+}
+
+const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** Validate the index and resolve its URLs against `indexUrl`; throws a message naming the problem. */
+export function parseAgentIndex(json: unknown, indexUrl: string): AgentIndex {
+  const index = json as { format?: unknown; version?: unknown; default?: unknown; agents?: unknown };
+  const where = `the agent index ${INDEX_FILE}`;
+  if (!index || typeof index !== 'object' || index.format !== INDEX_FORMAT) {
+    throw new Error(`${where} is not a Lost Cities agent index (format ${JSON.stringify(index?.format)})`);
+  }
+  if (index.version !== INDEX_VERSION) {
+    throw new Error(`${where} has version ${JSON.stringify(index.version)}; this page reads version ${INDEX_VERSION}`);
+  }
+  if (!Array.isArray(index.agents) || index.agents.length === 0) throw new Error(`${where} lists no agents`);
+  const seen = new Set<string>();
+  const entries = index.agents.map((raw: unknown, i: number): AgentEntry => {
+    const entry = raw as { id?: unknown; model?: unknown; manifest?: unknown };
+    const at = `${where}, agent ${i + 1}`;
+    if (typeof entry?.id !== 'string' || !ID_PATTERN.test(entry.id)) {
+      throw new Error(`${at}: "id" must be a short name of letters, digits, '.', '_' or '-' (got ${JSON.stringify(entry?.id)})`);
+    }
+    if (seen.has(entry.id)) throw new Error(`${at}: the id "${entry.id}" is listed twice`);
+    seen.add(entry.id);
+    for (const key of ['model', 'manifest'] as const) {
+      if (typeof entry[key] !== 'string' || entry[key] === '') throw new Error(`${at} ("${entry.id}"): "${key}" must be a file name`);
+    }
+    return {
+      id: entry.id,
+      modelUrl: new URL(entry.model as string, indexUrl).href,
+      manifestUrl: new URL(entry.manifest as string, indexUrl).href,
+    };
+  });
+  const defaultId = index.default === undefined ? entries[0].id : index.default;
+  if (typeof defaultId !== 'string' || !seen.has(defaultId)) {
+    throw new Error(`${where}: "default" ${JSON.stringify(index.default)} is not one of the listed ids`);
+  }
+  return { defaultId, entries };
+}
+
+const isNumber = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+
+/** Anchors from strongest to weakest (SPEC §6): the fallback strength is the strongest one measured. */
+export const ANCHORS = ['heuristic_expert', 'heuristic_cautious', 'heuristic_balanced', 'discard_only', 'random'];
+
+function asStrength(raw: unknown, opponent?: string): Strength | null {
+  const s = raw as Record<string, unknown> | null;
+  if (!s || typeof s !== 'object') return null;
+  const name = typeof s.opponent === 'string' ? s.opponent : opponent;
+  if (!name || !isNumber(s.win_rate) || !isNumber(s.games) || s.games <= 0) return null;
+  const strength: Strength = { opponent: name, games: s.games, win_rate: s.win_rate };
+  for (const key of ['win_rate_lower', 'win_rate_upper', 'margin_mean', 'draws'] as const) {
+    if (isNumber(s[key])) strength[key] = s[key];
+  }
+  return strength;
+}
+
+/** The manifest's `strength`, else its `gates` result against the strongest anchor; null if neither. */
+export function strengthOf(manifest: Manifest): Strength | null {
+  if (manifest.strength !== undefined && manifest.strength !== null) return asStrength(manifest.strength);
+  const gates = manifest.gates as Record<string, unknown> | null | undefined;
+  if (!gates || typeof gates !== 'object') return null;
+  for (const anchor of ANCHORS) {
+    const found = asStrength(gates[anchor], anchor);
+    if (found) return found;
+  }
+  return null;
+}
+
+const percent = (x: number): string => `${(x * 100).toFixed(x >= 0.995 || x < 0.1 ? 1 : 0)}%`;
+
+/** "wins 8.5% [6.1–11.6%] of 400 games vs heuristic_expert, margin −99" */
+export function describeStrength(strength: Strength | null): string {
+  if (!strength) return 'strength not measured';
+  const ci =
+    strength.win_rate_lower !== undefined && strength.win_rate_upper !== undefined
+      ? ` [${percent(strength.win_rate_lower)}–${percent(strength.win_rate_upper)}]`
+      : '';
+  const margin = strength.margin_mean === undefined ? '' : `, mean margin ${signedRound(strength.margin_mean)}`;
+  return `wins ${percent(strength.win_rate)}${ci} of ${strength.games} games vs ${strength.opponent}${margin}`;
+}
+
+export const signedRound = (x: number): string => {
+  const n = Math.round(x);
+  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : '0';
+};
+
+/** An index entry with its manifest read and checked; a bad manifest makes the agent unplayable, not the page. */
+export function describeAgent(entry: AgentEntry, manifest: Manifest | null, loadProblem: string | null): Agent {
+  if (!manifest) return { ...entry, name: entry.id, manifest: null, strength: null, problem: loadProblem ?? 'no manifest' };
+  let problem: string | null = null;
+  try {
+    observationFor(manifest);
+  } catch (error) {
+    problem = error instanceof Error ? error.message : String(error);
+  }
+  const name = typeof manifest.name === 'string' && manifest.name.trim() ? manifest.name : entry.id;
+  return { ...entry, name, manifest, strength: strengthOf(manifest), problem };
+}
+
+/** Fetch the index and every manifest (small JSON files); the models are loaded only when chosen. */
+export async function loadAgents(baseUrl: string): Promise<{ agents: Agent[]; defaultId: string }> {
+  const indexUrl = new URL(INDEX_FILE, baseUrl).href;
+  const response = await fetch(indexUrl);
+  if (!response.ok) throw new Error(`could not load the agent index ${INDEX_FILE} (HTTP ${response.status})`);
+  const index = parseAgentIndex(await response.json(), indexUrl);
+  const agents = await Promise.all(
+    index.entries.map(async (entry) => {
+      try {
+        const manifestResponse = await fetch(entry.manifestUrl);
+        if (!manifestResponse.ok) return describeAgent(entry, null, `could not load its manifest (HTTP ${manifestResponse.status})`);
+        return describeAgent(entry, (await manifestResponse.json()) as Manifest, null);
+      } catch (error) {
+        return describeAgent(entry, null, `could not read its manifest: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }),
+  );
+  return { agents, defaultId: index.defaultId };
+}

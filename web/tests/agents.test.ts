@@ -1,0 +1,80 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { N_ACTIONS } from '../src/cards';
+import { describeAgent, describeStrength, parseAgentIndex, strengthOf } from '../src/agents';
+import { OBS_V2_DIM } from '../src/matchObservation';
+
+const BASE = 'https://example.org/some/path/agents.json';
+const shipped = JSON.parse(readFileSync(new URL('../public/agents.json', import.meta.url), 'utf8'));
+const shippedManifest = JSON.parse(readFileSync(new URL('../public/policy.json', import.meta.url), 'utf8'));
+const index = (agents: unknown[], extra = {}) => ({ format: 'lost-cities-agents', version: 1, agents, ...extra });
+
+describe('agent index', () => {
+  it('reads the shipped index: the exported policy is the first and default entry', () => {
+    const parsed = parseAgentIndex(shipped, BASE);
+    expect(parsed.entries[0]).toEqual({
+      id: shipped.agents[0].id,
+      modelUrl: 'https://example.org/some/path/policy.onnx',
+      manifestUrl: 'https://example.org/some/path/policy.json',
+    });
+    expect(parsed.defaultId).toBe(parsed.entries[0].id);
+  });
+
+  it('keeps the order of several entries; the default is the first unless named', () => {
+    const agents = [
+      { id: 'a', model: 'a.onnx', manifest: 'a.json' },
+      { id: 'b', model: 'models/b.onnx', manifest: 'models/b.json' },
+    ];
+    const parsed = parseAgentIndex(index(agents), BASE);
+    expect(parsed.entries.map((e) => e.id)).toEqual(['a', 'b']);
+    expect(parsed.entries[1].modelUrl).toBe('https://example.org/some/path/models/b.onnx');
+    expect(parsed.defaultId).toBe('a');
+    expect(parseAgentIndex(index(agents, { default: 'b' }), BASE).defaultId).toBe('b');
+  });
+
+  it('refuses a malformed index with a message naming the problem', () => {
+    const a = { id: 'a', model: 'a.onnx', manifest: 'a.json' };
+    expect(() => parseAgentIndex({ agents: [a] }, BASE)).toThrow(/not a Lost Cities agent index/);
+    expect(() => parseAgentIndex(index([a], { version: 2 }), BASE)).toThrow(/version 2/);
+    expect(() => parseAgentIndex(index([]), BASE)).toThrow(/lists no agents/);
+    expect(() => parseAgentIndex(index([a, a]), BASE)).toThrow(/listed twice/);
+    expect(() => parseAgentIndex(index([{ ...a, id: 'has space' }]), BASE)).toThrow(/"id"/);
+    expect(() => parseAgentIndex(index([{ id: 'a', model: 'a.onnx' }]), BASE)).toThrow(/"manifest"/);
+    expect(() => parseAgentIndex(index([a], { default: 'zz' }), BASE)).toThrow(/"default"/);
+  });
+});
+
+describe('agent strength', () => {
+  const manifest = { obs_version: 'v2', obs_dim: OBS_V2_DIM, n_actions: N_ACTIONS, name: 'Test agent' };
+
+  it('uses the manifest strength when given', () => {
+    const strength = { opponent: 'heuristic_expert', games: 400, win_rate: 0.62, win_rate_lower: 0.57, win_rate_upper: 0.66, margin_mean: 21.4 };
+    expect(strengthOf({ ...manifest, strength })).toEqual(strength);
+    expect(describeStrength(strength)).toBe('wins 62% [57%–66%] of 400 games vs heuristic_expert, mean margin +21');
+  });
+
+  it('falls back to the gate against the strongest anchor measured', () => {
+    const s = strengthOf(shippedManifest);
+    expect(s?.opponent).toBe('heuristic_expert');
+    expect(s?.games).toBe(400);
+    expect(s?.win_rate).toBeCloseTo(0.085);
+    expect(describeStrength(s)).toMatch(/^wins 8\.5% \[6\.1%–12%\] of 400 games vs heuristic_expert, mean margin −99$/);
+    const onlyRandom = { ...manifest, gates: { random: { games: 10, win_rate: 1, wins: 10 } } };
+    expect(strengthOf(onlyRandom)).toEqual({ opponent: 'random', games: 10, win_rate: 1 });
+  });
+
+  it('says so when nothing was measured (no NaN)', () => {
+    expect(strengthOf(manifest)).toBeNull();
+    expect(strengthOf({ ...manifest, gates: null })).toBeNull();
+    expect(strengthOf({ ...manifest, strength: { opponent: 'x', win_rate: 'high' } })).toBeNull();
+    expect(describeStrength(null)).toBe('strength not measured');
+  });
+
+  it('marks an agent whose observation the page lacks as unplayable, with the reason', () => {
+    const entry = { id: 'a', modelUrl: 'x', manifestUrl: 'y' };
+    expect(describeAgent(entry, manifest, null)).toMatchObject({ name: 'Test agent', problem: null });
+    expect(describeAgent(entry, { ...manifest, obs_version: 'v9' }, null).problem).toMatch(/expects observation "v9"/);
+    expect(describeAgent(entry, { ...manifest, name: undefined }, null).name).toBe('a');
+    expect(describeAgent(entry, null, 'HTTP 404')).toMatchObject({ name: 'a', problem: 'HTTP 404' });
+  });
+});
