@@ -1,15 +1,17 @@
 /**
- * The page's controller: one match against the policy. Holds the match state, the
- * human's half-chosen move and the summaries, applies moves through the match engine and
- * re-renders the whole table after every change (the table is small).
+ * The page's controller: the opponent chooser and one match against the chosen agent.
+ * Holds the match state, the human's half-chosen move, hints and the summaries, applies
+ * moves through the match engine and re-renders the whole table after every change (the
+ * table is small).
  */
+import { type Agent, loadAgents } from './agents';
 import { DISCARD, N_DRAW_SOURCES, PLAY, encodeAction } from './cards';
 import { type Deal, type Random, randomDeal } from './deal';
 import { describeAction } from './describe';
 import { type PerSeat, type RoundState, boardScore, isLegal } from './engine';
 import { type GameRecord, LOG_FORMAT, LOG_VERSION, downloadJsonl, loadGames, saveGames } from './gameLog';
 import { type MatchState, matchResetFrom, matchStep } from './match';
-import type { Decision, Policy } from './policy';
+import { type Decision, type Policy, loadPolicy } from './policy';
 import { render } from './view';
 
 export interface RoundSummary {
@@ -30,7 +32,17 @@ export interface AgentMove {
 export interface Settings {
   agentDelayMs: number;
   random: Random;
+  preferWasm: boolean;
+  baseUrl: string;
+  preselect: string | null; // an agent id to preselect in the chooser (`?agent=ID`)
 }
+
+export interface Hint {
+  ms: MatchState; // the position it was computed for
+  decision: Decision;
+}
+
+const OPPONENT_KEY = 'lost-cities-opponent';
 
 export class App {
   deal!: Deal;
@@ -46,13 +58,23 @@ export class App {
   thinking = false;
   games: GameRecord[] = loadGames();
   latencies: number[] = [];
-  status = 'Loading the agent…';
+  status = 'Loading the agents…';
   error: string | null = null;
+  agents: Agent[] = [];
+  chosenId: string | null = null; // the opponent selected in the chooser
+  choosing = true; // the chooser is shown (before the first match and after "New match")
+  loadingAgent: string | null = null; // the name of the agent whose model is being loaded
+  policy: Policy | null = null; // the current match's opponent
+  readonly policies = new Map<string, Promise<Policy>>();
+  hintsOn = false;
+  hint: Hint | null = null;
+  hintPending: MatchState | null = null;
+  hintSeenAt: MatchState | null = null; // the position at which a hint was last on screen
+  hintedPlies: number[] = [];
 
   constructor(
     readonly root: HTMLElement,
     readonly settings: Settings,
-    public policy: Policy | null = null,
   ) {}
 
   get humanSeat(): number {
@@ -64,7 +86,89 @@ export class App {
   }
 
   get humansTurn(): boolean {
-    return this.policy !== null && !this.ms.done && this.overlay === null && this.ms.round.toMove === this.humanSeat && !this.thinking;
+    return (
+      this.policy !== null && !!this.ms && !this.ms.done && this.overlay === null && !this.choosing && this.ms.round.toMove === this.humanSeat && !this.thinking
+    );
+  }
+
+  get chosen(): Agent | undefined {
+    return this.agents.find((agent) => agent.id === this.chosenId);
+  }
+
+  /** Read agents.json and the manifests; preselect `?agent=`, else the last opponent, else the index default. */
+  async loadIndex(): Promise<void> {
+    try {
+      const { agents, defaultId } = await loadAgents(this.settings.baseUrl);
+      this.agents = agents;
+      const playable = agents.filter((agent) => !agent.problem);
+      if (playable.length === 0) throw new Error(agents[0].problem ?? 'no playable agent');
+      let last: string | null = null;
+      try {
+        last = localStorage.getItem(OPPONENT_KEY);
+      } catch {
+        last = null;
+      }
+      const preferred = [this.settings.preselect, last, defaultId].find((id) => playable.some((agent) => agent.id === id));
+      this.chosenId = preferred ?? playable[0].id;
+      this.status = '';
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    this.update();
+  }
+
+  chooseOpponent(id: string): void {
+    const agent = this.agents.find((a) => a.id === id);
+    if (!agent || agent.problem || this.loadingAgent) return;
+    this.chosenId = id;
+    this.update();
+  }
+
+  openChooser(): void {
+    this.choosing = true;
+    this.update();
+  }
+
+  /** Close the chooser without starting a new match (only while a match is in progress). */
+  closeChooser(): void {
+    if (!this.ms || this.ms.done || this.loadingAgent) return;
+    this.choosing = false;
+    this.update();
+    this.maybeAgentTurn();
+  }
+
+  policyFor(agent: Agent): Promise<Policy> {
+    let policy = this.policies.get(agent.id);
+    if (!policy) {
+      policy = loadPolicy(agent, this.settings.preferWasm);
+      this.policies.set(agent.id, policy);
+      policy.catch(() => this.policies.delete(agent.id)); // a failed load may be retried
+    }
+    return policy;
+  }
+
+  /** Load the chosen opponent's model (once per page) and deal a new match against it. */
+  async startMatch(): Promise<void> {
+    const agent = this.chosen;
+    if (!agent || agent.problem || this.loadingAgent) return;
+    this.loadingAgent = agent.name;
+    this.update();
+    try {
+      const policy = await this.policyFor(agent);
+      this.loadingAgent = null;
+      this.policy = policy;
+      try {
+        localStorage.setItem(OPPONENT_KEY, agent.id);
+      } catch {
+        // storage may be unavailable (private mode); the choice is then not remembered
+      }
+      this.choosing = false;
+      this.newMatch();
+    } catch (error) {
+      this.loadingAgent = null;
+      this.fail(error);
+    }
   }
 
   newMatch(): void {
@@ -75,6 +179,9 @@ export class App {
     this.summaries = [];
     this.overlay = null;
     this.lastAgentMove = null;
+    this.hint = null;
+    this.hintSeenAt = null;
+    this.hintedPlies = [];
     this.clearSelection();
     this.update();
     this.maybeAgentTurn();
@@ -118,6 +225,7 @@ export class App {
   /** Apply a legal move of the seat to move, recording it and any round end. */
   apply(action: number): void {
     const roundIdx = this.ms.roundIdx;
+    if (this.ms.round.toMove === this.humanSeat && this.hintSeenAt === this.ms) this.hintedPlies.push(this.actions.length);
     const { state, finishedRound } = matchStep(this.ms, action);
     this.ms = state;
     this.actions.push(action);
@@ -147,18 +255,19 @@ export class App {
   }
 
   async maybeAgentTurn(): Promise<void> {
-    if (!this.policy || this.ms.done || this.overlay !== null || this.ms.round.toMove !== this.agentSeat || this.thinking) {
+    if (!this.policy || !this.ms || this.ms.done || this.overlay !== null || this.choosing || this.ms.round.toMove !== this.agentSeat || this.thinking) {
       return;
     }
     this.thinking = true;
     this.update();
     try {
       const position = this.ms;
-      const decision = await this.policy.decide(position);
+      const policy = this.policy;
+      const decision = await policy.decide(position);
       this.latencies.push(decision.latencyMs);
       await new Promise((resolve) => setTimeout(resolve, this.settings.agentDelayMs));
       this.thinking = false;
-      if (this.ms !== position) {
+      if (this.ms !== position || this.policy !== policy) {
         // A new match was started while the agent was thinking: its move belongs to the old one.
         this.maybeAgentTurn();
         return;
@@ -174,6 +283,7 @@ export class App {
   recordGame(): void {
     const seats = [0, 1].map((seat) => (seat === this.humanSeat ? 'human' : 'agent'));
     const manifest = this.policy?.manifest;
+    const agent = this.policy?.agent;
     this.games.push({
       format: LOG_FORMAT,
       version: LOG_VERSION,
@@ -185,6 +295,8 @@ export class App {
       round_scores: this.summaries.map((s) => s.scores),
       final_carry: [...this.ms.carry],
       model: { name: String(manifest?.name ?? 'unknown'), obs_version: String(manifest?.obs_version), placeholder: Boolean(manifest?.placeholder) },
+      opponent: agent ? { id: agent.id, name: agent.name, strength: agent.strength } : undefined,
+      hints: { used: this.hintedPlies.length > 0, plies: [...this.hintedPlies] },
       started_at: this.startedAt,
       finished_at: new Date().toISOString(),
     });
@@ -206,6 +318,36 @@ export class App {
     this.update();
   }
 
+  toggleHints(): void {
+    this.hintsOn = !this.hintsOn;
+    this.update();
+  }
+
+  /** The hint for the position on the table, if hints are on and it has been computed. */
+  get visibleHint(): Hint | null {
+    return this.hintsOn && this.humansTurn && this.hint?.ms === this.ms ? this.hint : null;
+  }
+
+  /** Ask the policy for the player's move probabilities (from the player's seat) when hints are on. */
+  requestHint(): void {
+    const policy = this.policy;
+    const ms = this.ms;
+    if (!policy || !this.hintsOn || !this.humansTurn || this.hint?.ms === ms || this.hintPending === ms) return;
+    this.hintPending = ms;
+    policy
+      .decide(ms)
+      .then((decision) => {
+        if (this.hintPending === ms) this.hintPending = null;
+        if (this.ms !== ms || this.policy !== policy) return;
+        this.hint = { ms, decision };
+        this.update();
+      })
+      .catch((error) => {
+        this.hintPending = null;
+        this.fail(error);
+      });
+  }
+
   fail(error: unknown): void {
     this.error = error instanceof Error ? error.message : String(error);
     console.error(error);
@@ -213,6 +355,8 @@ export class App {
   }
 
   update(): void {
+    this.requestHint();
+    if (this.visibleHint) this.hintSeenAt = this.ms;
     render(this);
   }
 }

@@ -1,12 +1,12 @@
 /**
  * Entry point. URL parameters (for tests and demos): `?seed=N` deals reproducibly,
- * `?ep=wasm` skips WebGPU, `?delay=MS` sets the pause before the agent's move is shown.
+ * `?ep=wasm` skips WebGPU, `?delay=MS` sets the pause before the agent's move is shown,
+ * `?agent=ID` preselects an opponent from agents.json.
  */
 import './style.css';
 import { App } from './app';
 import { DISCARD, PLAY } from './cards';
 import { cryptoRandom, seededRandom } from './deal';
-import { loadPolicy } from './policy';
 
 const params = new URLSearchParams(location.search);
 const seed = params.get('seed');
@@ -14,6 +14,9 @@ const root = document.getElementById('app') as HTMLElement;
 const app = new App(root, {
   agentDelayMs: Number(params.get('delay') ?? 400),
   random: seed === null ? cryptoRandom : seededRandom(Number(seed)),
+  preferWasm: params.get('ep') === 'wasm',
+  baseUrl: document.baseURI,
+  preselect: params.get('agent'),
 });
 
 const handlers: Record<string, () => void> = {
@@ -25,10 +28,13 @@ const handlers: Record<string, () => void> = {
     app.update();
   },
   'next-round': () => app.continueAfterRound(),
-  'new-match': () => app.newMatch(),
+  'new-match': () => app.openChooser(),
+  'start-match': () => app.startMatch(),
+  'close-chooser': () => app.closeChooser(),
   'download-log': () => app.downloadLog(),
   'clear-log': () => app.clearLog(),
   'toggle-probs': () => app.toggleProbs(),
+  'toggle-hints': () => app.toggleHints(),
 };
 
 root.addEventListener('click', (event) => {
@@ -38,16 +44,10 @@ root.addEventListener('click', (event) => {
   const [kind, index] = name.split('-');
   if (kind === 'card') app.selectCard(Number(index));
   else if (kind === 'draw') app.chooseDraw(Number(index));
+  else if (kind === 'opponent') app.chooseOpponent(name.slice('opponent-'.length));
   else handlers[name]?.();
 });
 
 Object.assign(window, { lostCities: app });
-app.newMatch();
-loadPolicy(document.baseURI, params.get('ep') === 'wasm')
-  .then((policy) => {
-    app.policy = policy;
-    app.status = '';
-    app.update();
-    app.maybeAgentTurn();
-  })
-  .catch((error) => app.fail(error));
+app.update();
+app.loadIndex();

@@ -1,5 +1,6 @@
 /** Runs the exported ONNX policy in the browser with onnxruntime-web (WebGPU when available, else WASM). */
 import * as ort from 'onnxruntime-web';
+import type { Agent } from './agents';
 import { N_ACTIONS } from './cards';
 import { legalMask } from './engine';
 import type { MatchState } from './match';
@@ -14,8 +15,10 @@ export interface Decision {
 }
 
 export interface Policy {
+  agent: Agent;
   manifest: Manifest;
   backend: string;
+  /** The policy's move for the seat to move in `ms` (the agent's own move, or a hint for the player). */
   decide: (ms: MatchState) => Promise<Decision>;
 }
 
@@ -40,16 +43,16 @@ async function createSession(modelUrl: string, preferWasm: boolean) {
   return { session: await ort.InferenceSession.create(modelUrl, { executionProviders: ['wasm'] }), backend: 'wasm' };
 }
 
-/** Load `policy.json` and `policy.onnx` from `baseUrl`; refuses a model whose observation this page lacks. */
-export async function loadPolicy(baseUrl: string, preferWasm = false): Promise<Policy> {
-  const response = await fetch(new URL('policy.json', baseUrl));
-  if (!response.ok) throw new Error(`could not load the model manifest policy.json (HTTP ${response.status})`);
-  const manifest: Manifest = await response.json();
+/** Create the ONNX session of a checked agent (see agents.ts); `decide` acts for the seat to move. */
+export async function loadPolicy(agent: Agent, preferWasm = false): Promise<Policy> {
+  if (!agent.manifest || agent.problem) throw new Error(`${agent.name}: ${agent.problem ?? 'no manifest'}`);
+  const manifest = agent.manifest;
   const spec: ObservationSpec = observationFor(manifest);
   ort.env.logLevel = 'error'; // onnxruntime's start-up warnings (e.g. an unknown CPU vendor) are not the player's concern
   ort.env.wasm.numThreads = self.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency) : 1;
-  const { session, backend } = await createSession(new URL('policy.onnx', baseUrl).href, preferWasm);
-  const decide = async (ms: MatchState): Promise<Decision> => {
+  const { session, backend } = await createSession(agent.modelUrl, preferWasm);
+  let queue: Promise<unknown> = Promise.resolve(); // one run at a time on the session (hints and moves may overlap)
+  const run = async (ms: MatchState): Promise<Decision> => {
     const start = performance.now();
     const mask = legalMask(ms.round);
     const feeds = {
@@ -60,5 +63,10 @@ export async function loadPolicy(baseUrl: string, preferWasm = false): Promise<P
     const probs = outputs.probs.data as Float32Array;
     return { action: argmaxLegal(probs, mask), probs, mask, latencyMs: performance.now() - start };
   };
-  return { manifest, backend, decide };
+  const decide = (ms: MatchState): Promise<Decision> => {
+    const result = queue.then(() => run(ms));
+    queue = result.catch(() => undefined);
+    return result;
+  };
+  return { agent, manifest, backend, decide };
 }
