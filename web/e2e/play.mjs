@@ -1,9 +1,18 @@
 /**
- * End-to-end test of the built site (dist/): serves it under a sub-path on localhost,
- * plays a whole 3-round match in headless Chromium by clicking random legal moves,
- * downloads the game log and checks the final scores against the Python engine
- * (`python -m lost_cities.replay`), asserts no console errors, reports the agent's move
- * latency on WebAssembly (bar: median < 50 ms) and saves web/screenshot.png.
+ * End-to-end test of the built site (dist/): serves it under a sub-path on localhost and,
+ * in headless Chromium, plays two whole 3-round matches by clicking random legal moves:
+ * one at a laptop viewport (1280x720) against the first agent of agents.json, one at a
+ * phone viewport (390x844, touch) against a second index entry (added here by routing:
+ * the same model under a test id, so the chooser is tested with two opponents) with hints
+ * switched on for some moves. The phone match starts from the laptop's browser storage, so
+ * "your record" must show one match against each opponent at the end.
+ *
+ * Checks: the downloaded game log replays with `python -m lost_cities.replay` to the scores
+ * the page shows; the log names the chosen opponent and marks the hinted plies; no console
+ * errors; no request leaves the site; no NaN/undefined on the page; no horizontal scroll
+ * (`scrollWidth <= clientWidth`) at either viewport; the agent's median move latency on
+ * WebAssembly under 50 ms; the default start-up is clean; an unknown observation version
+ * is refused with a message. Screenshots and logs go to web/test-results/ (git-ignored).
  *
  *   npm run build && node e2e/play.mjs [--seed N] [--chromium /usr/bin/chromium]
  */
@@ -19,8 +28,9 @@ const WEB = dirname(dirname(fileURLToPath(import.meta.url)));
 const REPO = dirname(WEB);
 const DIST = join(WEB, 'dist');
 const BASE_PATH = '/some/base/path/'; // the site must not assume it is served from /
-const OUTPUT = join(WEB, 'test-results'); // git-ignored: the final table and the downloaded log
+const OUTPUT = join(WEB, 'test-results'); // git-ignored: screenshots and the downloaded logs
 const LATENCY_BAR_MS = 50;
+const SECOND_ID = 'e2e-second'; // test-only index entry: the shipped model under another id and name
 const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json', '.onnx': 'application/octet-stream', '.png': 'image/png' };
 
 const { values: args } = parseArgs({
@@ -53,6 +63,14 @@ function seededRandom(seed) {
   };
 }
 
+/** Whether the page's deal for `seed` (src/deal.ts: three 60-card shuffles, three coins, then the human's seat) lets the human start round 1. */
+function humanStarts(seed) {
+  const random = seededRandom(seed);
+  for (let i = 0; i < 3 * 59; i++) random();
+  const coins = [0, 1, 2].map(() => (random() < 0.5 ? 0 : 1));
+  return coins[0] === (random() < 0.5 ? 0 : 1);
+}
+
 const percentile = (values, q) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
@@ -62,113 +80,238 @@ function check(condition, message) {
   if (!condition) throw new Error(`e2e check failed: ${message}`);
 }
 
-async function clickRandomEnabled(page, selector, random) {
+/** Collect console errors, page errors, failed requests and requests that leave the site. */
+function watch(page, label, origin, errors) {
+  page.on('console', (message) => message.type() === 'error' && errors.push(`${label} console: ${message.text()}`));
+  page.on('pageerror', (error) => errors.push(`${label} page error: ${error.message}`));
+  page.on('requestfailed', (request) => errors.push(`${label} request failed: ${request.url()}`));
+  page.on('request', (request) => {
+    const target = request.url();
+    if (!target.startsWith(origin) && !/^(data|blob):/.test(target)) errors.push(`${label} request leaves the site (not offline): ${target}`);
+  });
+}
+
+/** Serve agents.json with a second, test-only entry (the same model under SECOND_ID) and its manifest. */
+async function routeTwoAgents(context) {
+  await context.route('**/agents.json', async (route) => {
+    const index = await (await route.fetch()).json();
+    index.agents.push({ id: SECOND_ID, model: index.agents[0].model, manifest: `${SECOND_ID}.json` });
+    await route.fulfill({ json: index });
+  });
+  await context.route(`**/${SECOND_ID}.json`, async (route) => {
+    const response = await route.fetch({ url: route.request().url().replace(`${SECOND_ID}.json`, 'policy.json') });
+    const manifest = await response.json();
+    const strength = { opponent: 'heuristic_expert', games: 400, win_rate: 0.5, win_rate_lower: 0.45, win_rate_upper: 0.55, margin_mean: 0 };
+    await route.fulfill({ json: { ...manifest, name: 'E2E test copy (same model)', strength } });
+  });
+}
+
+/** What the layout must satisfy at any moment: no sideways scroll, no NaN/undefined shown. */
+async function checkLayout(page, label, widths) {
+  const state = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    clientWidth: document.documentElement.clientWidth,
+    text: document.body.innerText,
+  }));
+  check(state.scrollWidth <= state.clientWidth, `${label}: horizontal scroll (scrollWidth ${state.scrollWidth} > clientWidth ${state.clientWidth})`);
+  const bad = state.text.match(/\b(NaN|undefined|null|Infinity)\b|\[object/);
+  check(!bad, `${label}: the page shows "${bad?.[0]}"`);
+  widths.push(state.scrollWidth);
+  return state;
+}
+
+/** Play one whole match on `page` against `agentId`; returns what the page and the replay say. */
+async function playMatch(page, { label, agentId, url, seed, hintMoves, screenshot, touch }) {
+  const widths = [];
+  const press = (locator) => (touch ? locator.tap() : locator.click());
+  await page.goto(url);
+  await page.getByTestId('chooser').waitFor({ timeout: 60000 });
+  const options = await page.getByTestId('chooser').locator('button.opponent').count();
+  check(options >= 2, `${label}: the chooser lists ${options} opponent(s), expected the shipped one and the test entry`);
+  await checkLayout(page, `${label} chooser`, widths);
+  await page.screenshot({ path: join(OUTPUT, `${screenshot.name}-chooser.png`) });
+  await press(page.getByTestId(`opponent-${agentId}`));
+  check((await page.getByTestId(`opponent-${agentId}`).getAttribute('aria-checked')) === 'true', `${label}: ${agentId} not selected`);
+  const chosenName = (await page.getByTestId(`opponent-${agentId}`).locator('.opponent-name').textContent()).trim();
+  await press(page.getByTestId('start-match'));
+  await page.waitForFunction(() => window.lostCities?.policy || window.lostCities?.error, null, { timeout: 60000 });
+  check(!(await page.evaluate(() => window.lostCities.error)), await page.evaluate(() => window.lostCities.error));
+  check((await page.evaluate(() => window.lostCities.policy.backend)) === 'wasm', 'the agent should run on WASM here');
+  check((await page.evaluate(() => window.lostCities.policy.agent.id)) === agentId, `${label}: playing the wrong agent`);
+  const speed = await page.getByTestId('agent-speed').textContent();
+  check(/^obs \S+ · \S+ · (no move yet|median \d+\.\d ms\/move)$/.test(speed), `${label}: the agent panel says "${speed}"`);
+  await checkLayout(page, `${label} start`, widths);
+
+  const random = seededRandom(seed);
+  let humanMoves = 0;
+  let hintsSeen = 0;
+  let screenshotTaken = false;
+  for (let guard = 0; guard < 5000; guard++) {
+    if (await page.getByTestId('match-summary').isVisible()) break;
+    if (await page.getByTestId('round-summary').isVisible()) {
+      await checkLayout(page, `${label} round summary`, widths);
+      await press(page.getByTestId('next-round'));
+      continue;
+    }
+    if (!(await page.getByTestId('prompt').isVisible())) {
+      await page.waitForTimeout(5);
+      continue;
+    }
+    const hintsOn = await page.evaluate(() => window.lostCities.hintsOn);
+    if (hintsOn !== humanMoves < hintMoves) await press(page.getByTestId('toggle-hints'));
+    if (humanMoves < hintMoves) {
+      await page.getByTestId('hints').waitFor({ timeout: 10000 });
+      check((await page.locator('.my-hand .hint-badge').count()) > 0, `${label}: hints on but no badges on the hand`);
+      hintsSeen += 1;
+    }
+    await press(await randomEnabled(page, '[data-testid^="hand-"]', random));
+    await press(await randomEnabled(page, '[data-testid^="place-"]', random));
+    const state = await page.evaluate(() => ({ round: window.lostCities.ms.roundIdx, deck: 60 - window.lostCities.ms.round.deckPtr }));
+    if (!screenshotTaken && state.round === 1 && state.deck <= 22) {
+      if (screenshot.hints && !(await page.evaluate(() => window.lostCities.hintsOn))) {
+        await press(page.getByTestId('toggle-hints'));
+        await page.getByTestId('hints').waitFor({ timeout: 10000 });
+      }
+      if (screenshot.probs) await page.getByTestId('toggle-probs').check();
+      await checkLayout(page, `${label} round 2`, widths);
+      await page.screenshot({ path: join(OUTPUT, `${screenshot.name}.png`), fullPage: screenshot.fullPage });
+      screenshotTaken = true;
+    }
+    // Mostly the deck (a shorter match), sometimes a random legal source, pile draws included.
+    const deck = page.getByTestId('draw-0');
+    if (random() < 0.75 && (await deck.isEnabled())) await press(deck);
+    else await press(await randomEnabled(page, '[data-testid^="draw-"]', random));
+    humanMoves += 1;
+  }
+  check(await page.getByTestId('match-summary').isVisible(), `${label}: the match did not finish`);
+  check(screenshotTaken, `${label}: no screenshot was taken`);
+  await checkLayout(page, `${label} match summary`, widths);
+  const final = page.getByTestId('final-score');
+  const shown = { you: Number(await final.getAttribute('data-you')), agent: Number(await final.getAttribute('data-agent')) };
+  await page.screenshot({ path: join(OUTPUT, `${screenshot.name}-final.png`) });
+
+  const downloading = page.waitForEvent('download');
+  await press(page.getByTestId('match-summary').getByTestId('download-log'));
+  const logPath = join(OUTPUT, `games-${screenshot.name}.jsonl`);
+  await (await downloading).saveAs(logPath);
+  const games = readFileSync(logPath, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  const replayed = execFileSync('python', ['-m', 'lost_cities.replay', logPath, '--json'], { cwd: REPO, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  check(replayed.length === games.length, `${label}: replayed ${replayed.length} of ${games.length} games`);
+  const game = games[games.length - 1];
+  const last = replayed[replayed.length - 1];
+  const humanSeat = game.seats.indexOf('human');
+  check(humanSeat >= 0 && game.seats[1 - humanSeat] === 'agent', `seats ${game.seats}`);
+  check(last.final_carry[humanSeat] === shown.you && last.final_carry[1 - humanSeat] === shown.agent,
+    `${label}: page shows you ${shown.you} / agent ${shown.agent}, Python replays ${last.final_carry} (human seat ${humanSeat})`);
+  check(JSON.stringify(last.round_scores) === JSON.stringify(game.round_scores), `${label}: round scores differ from the replay`);
+  games.forEach((g, i) => check(JSON.stringify(replayed[i].final_carry) === JSON.stringify(g.final_carry), `${label}: game ${i + 1} replays differently`));
+  check(game.opponent?.id === agentId && game.opponent?.name === chosenName, `${label}: the log names opponent ${JSON.stringify(game.opponent)}, chosen ${agentId} "${chosenName}"`);
+  check(game.hints?.used === hintsSeen > 0, `${label}: hints.used ${game.hints?.used}, hints were shown ${hintsSeen} times`);
+  check(game.hints.plies.length >= hintsSeen, `${label}: ${game.hints.plies.length} hinted plies logged, ${hintsSeen} shown`);
+  const latencies = await page.evaluate(() => window.lostCities.latencies);
+  return { shown, game, games, replayed: last, humanMoves, hintsSeen, latencies, widths, speed };
+}
+
+async function randomEnabled(page, selector, random) {
   const buttons = await page.locator(`${selector}:not([disabled])`).all();
   check(buttons.length > 0, `no enabled ${selector}`);
-  await buttons[Math.floor(random() * buttons.length)].click();
+  return buttons[Math.floor(random() * buttons.length)];
 }
 
 async function main() {
   mkdirSync(OUTPUT, { recursive: true });
   const server = await serveDist();
   const url = `http://127.0.0.1:${server.address().port}${BASE_PATH}?seed=${args.seed}&ep=wasm&delay=0`;
+  const origin = new URL(url).origin;
   const browser = await chromium.launch({
     executablePath: args.chromium,
     args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   const errors = [];
   try {
-    const context = await browser.newContext({ viewport: { width: 1420, height: 940 }, acceptDownloads: true });
-    const page = await context.newPage();
-    page.on('console', (message) => message.type() === 'error' && errors.push(`console: ${message.text()}`));
-    page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
-    page.on('requestfailed', (request) => errors.push(`request failed: ${request.url()}`));
-    const origin = new URL(url).origin;
-    page.on('request', (request) => {
-      const target = request.url();
-      if (!target.startsWith(origin) && !/^(data|blob):/.test(target)) errors.push(`request leaves the site (not offline): ${target}`);
+    // 1. Laptop, against the first (shipped) agent, no hints.
+    const laptop = await browser.newContext({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
+    await routeTwoAgents(laptop);
+    const laptopPage = await laptop.newPage();
+    watch(laptopPage, 'laptop', origin, errors);
+    const firstId = JSON.parse(readFileSync(join(DIST, 'agents.json'), 'utf8')).agents[0].id;
+    const a = await playMatch(laptopPage, {
+      label: 'laptop 1280x720', agentId: firstId, url, seed: Number(args.seed), hintMoves: 0,
+      screenshot: { name: 'laptop', probs: true, fullPage: true }, touch: false,
     });
-    await page.goto(url);
-    await page.waitForFunction(() => window.lostCities?.policy || window.lostCities?.error, null, { timeout: 60000 });
-    check(!(await page.evaluate(() => window.lostCities.error)), await page.evaluate(() => window.lostCities.error));
-    check((await page.evaluate(() => window.lostCities.policy.backend)) === 'wasm', 'the agent should run on WASM here');
 
-    const random = seededRandom(Number(args.seed));
-    let humanMoves = 0;
-    let screenshotTaken = false;
-    for (let guard = 0; guard < 5000; guard++) {
-      if (await page.getByTestId('match-summary').isVisible()) break;
-      if (await page.getByTestId('round-summary').isVisible()) {
-        await page.getByTestId('next-round').click();
-        continue;
-      }
-      if (!(await page.getByTestId('prompt').isVisible())) {
-        await page.waitForTimeout(5);
-        continue;
-      }
-      await clickRandomEnabled(page, '[data-testid^="hand-"]', random);
-      await clickRandomEnabled(page, '[data-testid^="place-"]', random);
-      const state = await page.evaluate(() => ({ round: window.lostCities.ms.roundIdx, deck: 60 - window.lostCities.ms.round.deckPtr }));
-      if (!screenshotTaken && state.round === 1 && state.deck <= 22) {
-        await page.getByTestId('toggle-probs').check();
-        await page.screenshot({ path: join(WEB, 'screenshot.png') });
-        screenshotTaken = true;
-      }
-      // Mostly the deck (a shorter match), sometimes a random legal source, pile draws included.
-      const deck = page.getByTestId('draw-0');
-      if (random() < 0.75 && (await deck.isEnabled())) await deck.click();
-      else await clickRandomEnabled(page, '[data-testid^="draw-"]', random);
-      humanMoves += 1;
+    // 2. Phone, starting from the laptop's storage (the first match is in the log), against the test entry, hints on.
+    const phone = await browser.newContext({
+      viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, acceptDownloads: true,
+      storageState: await laptop.storageState(),
+    });
+    await routeTwoAgents(phone);
+    const phonePage = await phone.newPage();
+    watch(phonePage, 'phone', origin, errors);
+    const b = await playMatch(phonePage, {
+      label: 'phone 390x844', agentId: SECOND_ID, url, seed: Number(args.seed) + 1, hintMoves: 6,
+      screenshot: { name: 'phone', hints: true, fullPage: true }, touch: true,
+    });
+    check(b.games.length === 2 && b.games[0].opponent?.id === firstId, `phone: the log should hold the laptop match then this one (${b.games.length} games)`);
+    check(b.games[0].hints?.used === false, 'the laptop match used no hints');
+    for (const ply of b.game.hints.plies) {
+      check(Number.isInteger(ply) && ply >= 0 && ply < b.game.actions.length, `hinted ply ${ply} out of range`);
     }
-    check(await page.getByTestId('match-summary').isVisible(), 'the match did not finish');
-    check(screenshotTaken, 'no screenshot was taken');
-    const final = page.getByTestId('final-score');
-    const shown = { you: Number(await final.getAttribute('data-you')), agent: Number(await final.getAttribute('data-agent')) };
-    await page.screenshot({ path: join(OUTPUT, 'final.png') });
+    const record = {};
+    for (const id of [firstId, SECOND_ID]) {
+      const row = phonePage.getByTestId(`record-${id}`);
+      record[id] = { played: Number(await row.getAttribute('data-played')), wins: Number(await row.getAttribute('data-wins')), losses: Number(await row.getAttribute('data-losses')) };
+    }
+    const won = (r) => (r.shown.you > r.shown.agent ? 1 : 0);
+    const lost = (r) => (r.shown.you < r.shown.agent ? 1 : 0);
+    check(record[firstId].played === 1 && record[firstId].wins === won(a) && record[firstId].losses === lost(a), `record vs ${firstId}: ${JSON.stringify(record[firstId])}`);
+    check(record[SECOND_ID].played === 1 && record[SECOND_ID].wins === won(b) && record[SECOND_ID].losses === lost(b), `record vs ${SECOND_ID}: ${JSON.stringify(record[SECOND_ID])}`);
 
-    const downloading = page.waitForEvent('download');
-    await page.getByTestId('match-summary').getByTestId('download-log').click();
-    const logPath = join(OUTPUT, 'games.jsonl');
-    await (await downloading).saveAs(logPath);
-    const game = JSON.parse(readFileSync(logPath, 'utf8').trim().split('\n').pop());
-    const replayed = JSON.parse(
-      execFileSync('python', ['-m', 'lost_cities.replay', logPath, '--json'], { cwd: REPO, encoding: 'utf8' }).trim().split('\n').pop(),
-    );
-    const humanSeat = game.seats.indexOf('human');
-    check(humanSeat >= 0 && game.seats[1 - humanSeat] === 'agent', `seats ${game.seats}`);
-    check(replayed.final_carry[humanSeat] === shown.you && replayed.final_carry[1 - humanSeat] === shown.agent,
-      `page shows you ${shown.you} / agent ${shown.agent}, Python replays ${replayed.final_carry} (human seat ${humanSeat})`);
-    check(JSON.stringify(replayed.round_scores) === JSON.stringify(game.round_scores), 'round scores differ from the replay');
-
-    const latencies = await page.evaluate(() => window.lostCities.latencies);
-
-    // The default start-up (WebGPU if the browser offers an adapter, else WASM) must be clean too.
-    const plain = await context.newPage();
-    plain.on('console', (message) => message.type() === 'error' && errors.push(`console (default backend): ${message.text()}`));
-    plain.on('pageerror', (error) => errors.push(`page error (default backend): ${error.message}`));
-    await plain.goto(url.replace('&ep=wasm', ''));
+    // The default start-up (WebGPU if the browser offers an adapter, else WASM) must be clean too; on a
+    // deal where the human starts, the agent panel must say it has not moved yet (it once said "median NaN").
+    let humanSeed = 1;
+    while (!humanStarts(humanSeed)) humanSeed += 1;
+    const plain = await laptop.newPage();
+    watch(plain, 'default backend', origin, errors);
+    await plain.goto(`${origin}${BASE_PATH}?seed=${humanSeed}`);
+    await plain.getByTestId('start-match').click({ timeout: 60000 });
     await plain.waitForFunction(() => window.lostCities?.policy || window.lostCities?.error, null, { timeout: 60000 });
     const defaultBackend = await plain.evaluate(() => window.lostCities.policy?.backend ?? window.lostCities.error);
+    await plain.getByTestId('prompt').waitFor({ timeout: 10000 });
+    const freshSpeed = await plain.getByTestId('agent-speed').textContent();
+    check(/ · no move yet$/.test(freshSpeed), `before the agent's first move the panel says "${freshSpeed}"`);
+    await checkLayout(plain, 'default backend start', []);
 
     // A model whose observation version the page does not implement is refused with a clear message.
-    const refused = await context.newPage();
+    const refusing = await browser.newContext();
+    const refused = await refusing.newPage();
     await refused.route('**/policy.json', async (route) => {
       const manifest = await (await route.fetch()).json();
       await route.fulfill({ json: { ...manifest, obs_version: 'v999' } });
     });
     await refused.goto(url);
     await refused.waitForFunction(() => window.lostCities?.error, null, { timeout: 60000 });
-    const refusal = await refused.locator('.actionbar.error').textContent();
+    const refusal = await refused.getByTestId('error').textContent();
     check(/expects observation "v999".*implements/.test(refusal), `unexpected refusal message: ${refusal}`);
+
+    const latencies = [...a.latencies];
     const median = percentile(latencies, 0.5);
     const p95 = percentile(latencies, 0.95);
     check(errors.length === 0, `browser errors:\n${errors.join('\n')}`);
-    console.log(`e2e: played a full match (${humanMoves} human moves, ${latencies.length} agent moves, ${game.actions.length} plies)`);
-    console.log(`e2e: final you ${shown.you} : agent ${shown.agent}; Python replay ${JSON.stringify(replayed.final_carry)} (seats ${game.seats}) - match`);
+    for (const [label, r] of [['1280x720', a], ['390x844', b]]) {
+      console.log(`e2e ${label}: played a full match vs ${r.game.opponent.id} (${r.humanMoves} human moves, ${r.game.actions.length} plies, hints shown on ${r.hintsSeen} moves, logged hinted plies ${JSON.stringify(r.game.hints.plies)})`);
+      console.log(`e2e ${label}: final you ${r.shown.you} : agent ${r.shown.agent}; Python replay ${JSON.stringify(r.replayed.final_carry)} (seats ${r.game.seats}) - match`);
+      console.log(`e2e ${label}: scrollWidth <= clientWidth at every check (max scrollWidth ${Math.max(...r.widths)}); at the start the agent panel said "${r.speed}"`);
+    }
+    console.log(`e2e: your record after both: ${JSON.stringify(record)}; the log (2 games) replays with lost_cities.replay`);
     console.log(`e2e: agent move latency on WASM: median ${median.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms (bar: median < ${LATENCY_BAR_MS} ms)`);
     check(median < LATENCY_BAR_MS, `median agent latency ${median} ms exceeds ${LATENCY_BAR_MS} ms`);
-    console.log(`e2e: default start-up picked ${defaultBackend}; an unknown observation version is refused: "${refusal}"`);
-    console.log('e2e: no console errors, no requests outside the site; screenshot saved to web/screenshot.png');
+    console.log(`e2e: default start-up picked ${defaultBackend}; before the agent's first move (seed ${humanSeed}, you start) the panel says "${freshSpeed}"`);
+    console.log(`e2e: an unknown observation version is refused: "${refusal}"`);
+    console.log(`e2e: no console errors, no requests outside the site; screenshots in ${OUTPUT}/ (laptop.png, phone.png, *-final.png)`);
   } finally {
     await browser.close();
     server.close();
