@@ -1,9 +1,11 @@
 """Lost Cities RL: a pure-JAX rules engine, agents and training (see SPEC.md)."""
 
-from lost_cities.batched import batched_legal_mask, batched_obs, batched_reset, batched_step
-from lost_cities.cards import MAX_STEPS, N_ACTIONS
-from lost_cities.engine import (
+from lost_cities.game.cards import MAX_STEPS, N_ACTIONS
+from lost_cities.game.engine import (
     State,
+    batched_legal_mask,
+    batched_reset,
+    batched_step,
     board_score,
     legal_action_mask,
     reset,
@@ -11,7 +13,7 @@ from lost_cities.engine import (
     score,
     step,
 )
-from lost_cities.match import (
+from lost_cities.game.match import (
     MatchState,
     batched_match_legal_mask,
     batched_match_reset,
@@ -22,14 +24,14 @@ from lost_cities.match import (
     match_reset_from,
     match_step,
 )
-from lost_cities.match_observation import (
+from lost_cities.obs.v1 import OBS_DIM, batched_obs, observation
+from lost_cities.obs.v2 import (
     OBS_V2_DIM,
     OBS_V2_VERSION,
     batched_match_obs,
     match_observation,
     privileged_match_observation,
 )
-from lost_cities.observation import OBS_DIM, observation
 
 __all__ = [
     "MAX_STEPS",

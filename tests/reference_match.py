@@ -2,7 +2,7 @@
 
 Built on the independent round reference ``RefRound``; it shares no code with
 ``lost_cities``. The v2 features are computed from the reference round's lists, as
-documented in ``lost_cities/match_observation.py``'s layout table.
+documented in ``lost_cities/obs/v2.py``'s layout table.
 """
 
 import numpy as np

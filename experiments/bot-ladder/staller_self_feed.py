@@ -14,11 +14,11 @@ import jax.numpy as jnp
 
 from lost_cities.bots import make as make_bot
 from lost_cities.bots.context import round_and_match
-from lost_cities.cards import N_DRAW_SOURCES, N_PLACE_TYPES, encode_action
-from lost_cities.engine import legal_action_mask
 from lost_cities.envs import make as make_env
 from lost_cities.evaluation.deals import deal_bank
 from lost_cities.evaluation.duplicate import duplicate_evaluate
+from lost_cities.game.cards import N_DRAW_SOURCES, N_PLACE_TYPES, encode_action
+from lost_cities.game.engine import legal_action_mask
 
 expert = make_bot("heuristic_expert")
 

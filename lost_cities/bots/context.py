@@ -1,15 +1,15 @@
 """What every bot reads first: the round being played and the match around it.
 
-Bots accept a round :class:`~lost_cities.engine.State` or a match state (anything with
-``.round``, ``.round_idx`` and ``.carry``, i.e. ``lost_cities.match.MatchState``). The
+Bots accept a round :class:`~lost_cities.game.engine.State` or a match state (anything with
+``.round``, ``.round_idx`` and ``.carry``, i.e. ``lost_cities.game.match.MatchState``). The
 dispatch is on the Python type, so it is static under ``jit``. A lone round is treated
 as the last round of a level match: only its own margin matters.
 """
 
 import jax.numpy as jnp
 
-from lost_cities.cards import N_ACTIONS
-from lost_cities.engine import State, seat_view
+from lost_cities.game.cards import N_ACTIONS
+from lost_cities.game.engine import State, seat_view
 
 LAST_ROUND = 2
 ACTION_IDS = jnp.arange(N_ACTIONS, dtype=jnp.int32)

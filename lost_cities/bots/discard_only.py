@@ -5,8 +5,8 @@ lower colour) and always draws from the deck."""
 import jax.numpy as jnp
 
 from lost_cities.bots.context import round_and_match
-from lost_cities.cards import HAND_SIZE, N_SLOTS, encode_action
-from lost_cities.engine import seat_view
+from lost_cities.game.cards import HAND_SIZE, N_SLOTS, encode_action
+from lost_cities.game.engine import seat_view
 
 HAND_SLOTS = jnp.arange(HAND_SIZE, dtype=jnp.int32)
 

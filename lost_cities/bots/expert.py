@@ -21,8 +21,8 @@ import jax.numpy as jnp
 
 from lost_cities.bots.context import best_legal, round_and_match
 from lost_cities.bots.heuristic import BALANCED, action_values
-from lost_cities.cards import N_CARDS
-from lost_cities.engine import legal_action_mask
+from lost_cities.game.cards import N_CARDS
+from lost_cities.game.engine import legal_action_mask
 
 EXPERT = dataclasses.replace(
     BALANCED,

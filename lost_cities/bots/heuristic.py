@@ -31,9 +31,9 @@ from dataclasses import dataclass
 import jax.numpy as jnp
 
 from lost_cities.bots.context import best_legal, round_and_match
-from lost_cities.cards import DECK_DRAWS, HAND_SIZE, N_CARDS, N_COLOURS, N_HANDSHAKE_SLOTS, N_SLOTS
-from lost_cities.engine import LOC_HAND, legal_action_mask, seat_view
-from lost_cities.observation import pile_tops
+from lost_cities.game.cards import DECK_DRAWS, HAND_SIZE, N_CARDS, N_COLOURS, N_HANDSHAKE_SLOTS, N_SLOTS
+from lost_cities.game.engine import LOC_HAND, legal_action_mask, seat_view
+from lost_cities.obs.v1 import pile_tops
 
 COLOURS = jnp.arange(N_COLOURS, dtype=jnp.int32)
 SLOTS = jnp.arange(N_SLOTS, dtype=jnp.int32)

@@ -5,7 +5,7 @@ Sampled from the legal moves' structure (``sampling.random_legal_action``), not 
 """
 
 from lost_cities.bots.context import round_and_match
-from lost_cities.sampling import random_legal_action
+from lost_cities.game.sampling import random_legal_action
 
 
 def random_policy(state, rng):

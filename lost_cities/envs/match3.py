@@ -2,16 +2,16 @@
 
 import jax.numpy as jnp
 
-from lost_cities.engine import score
 from lost_cities.envs.base import Env
-from lost_cities.match import (
+from lost_cities.game.engine import score
+from lost_cities.game.match import (
     carry_margin,
     match_legal_action_mask,
     match_reset,
     match_reset_from,
     match_step,
 )
-from lost_cities.match_observation import (
+from lost_cities.obs.v2 import (
     OBS_V2_DIM,
     OBS_V2_VERSION,
     PRIVILEGED_V2_DIM,

@@ -2,10 +2,10 @@
 
 import jax.numpy as jnp
 
-from lost_cities.engine import legal_action_mask, reset, reset_from_order, score, step
 from lost_cities.envs.base import Env
-from lost_cities.observation import OBS_DIM, OBS_VERSION, observation
-from lost_cities.privileged import HIDDEN_DIM, hidden_information
+from lost_cities.game.engine import legal_action_mask, reset, reset_from_order, score, step
+from lost_cities.obs.privileged import HIDDEN_DIM, hidden_information
+from lost_cities.obs.v1 import OBS_DIM, OBS_VERSION, observation
 
 
 def _privileged(state, player):

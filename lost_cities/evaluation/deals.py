@@ -16,7 +16,7 @@ import functools
 
 import numpy as np
 
-from lost_cities.cards import N_CARDS
+from lost_cities.game.cards import N_CARDS
 
 ROUNDS_PER_DEAL = 3  # a deal holds what the longest game (match3) needs
 

@@ -22,8 +22,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.tree_util import Partial
 
-from lost_cities.cards import MAX_STEPS, N_DRAW_SOURCES
 from lost_cities.evaluation.stats import mean_interval, wilson_interval
+from lost_cities.game.cards import MAX_STEPS, N_DRAW_SOURCES
 
 SCHEMA_VERSION = 1
 

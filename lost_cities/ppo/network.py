@@ -5,7 +5,7 @@ from collections.abc import Sequence
 import flax.linen as nn
 import jax.numpy as jnp
 
-from lost_cities.cards import N_ACTIONS
+from lost_cities.game.cards import N_ACTIONS
 
 ACTIVATION = {"relu": nn.relu, "tanh": nn.tanh, "gelu": nn.gelu}
 ILLEGAL_LOGIT = -1e9  # finite, so that 0 * log p stays 0 in the entropy

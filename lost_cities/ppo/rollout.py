@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
-from lost_cities.cards import MAX_STEPS, decode_action
+from lost_cities.game.cards import MAX_STEPS, decode_action
 from lost_cities.ppo.episodes import EpisodeStats, FinishedEpisode
 from lost_cities.ppo.network import ActorCritic, masked_logits
 from lost_cities.ppo.opponent.league import pool_logits

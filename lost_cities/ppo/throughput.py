@@ -5,8 +5,8 @@ import time
 import jax
 import jax.numpy as jnp
 
+from lost_cities.game.sampling import uniform_legal_action
 from lost_cities.ppo.trainer import Trainer
-from lost_cities.sampling import uniform_legal_action
 
 
 def _timed(fn, *args, repeats):

@@ -1,0 +1,29 @@
+"""Trained agents usable without the training code: ``load(path).act(state, player)`` (SPEC §5).
+
+| module         | contract                                                                   |
+| -------------- | -------------------------------------------------------------------------- |
+| ``base``       | ``matching_env``: the env a saved agent may play (same observation)        |
+| ``checkpoint`` | ``Agent`` over a training checkpoint (JAX); ``network_policy``             |
+| ``onnx``       | ``OnnxAgent`` over an exported model (onnxruntime), same interface         |
+
+Both agent kinds import ``base`` only, never each other; :func:`load` picks one by the path.
+"""
+
+from pathlib import Path
+
+from lost_cities.agents.base import matching_env
+from lost_cities.agents.checkpoint import Agent, load_checkpoint, network_policy
+
+
+def load(path, env=None):
+    """An :class:`Agent` from a checkpoint (run dir or ``checkpoints/best|latest``), or an
+    ``OnnxAgent`` from an exported ``.onnx`` file; ``env`` (an Env or its name) defaults to
+    the env the agent was trained on."""
+    if Path(path).suffix == ".onnx":
+        from lost_cities.agents.onnx import load_onnx  # onnxruntime only when asked for
+
+        return load_onnx(path, env)
+    return load_checkpoint(path, env)
+
+
+__all__ = ["Agent", "load", "load_checkpoint", "matching_env", "network_policy"]

@@ -1,0 +1,23 @@
+"""What every agent shares: the env it may play in.
+
+An agent (:class:`lost_cities.agents.checkpoint.Agent`, :class:`lost_cities.agents.onnx.OnnxAgent`)
+carries ``meta`` naming the env and the observation version and size it was trained on,
+and offers ``act(state, player, greedy=True, rng=None) -> int`` and ``policy(env_state,
+rng) -> action`` (greedy, a ``jax.tree_util.Partial`` usable inside jitted evaluation).
+"""
+
+from lost_cities.envs import make as make_env
+
+
+def matching_env(path, meta, env, remedy):
+    """The env to play a saved agent in: ``env`` (an Env or its name), else the one it was
+    trained on; refuses an env whose observation differs from the agent's (``meta``).
+    ``remedy`` says what to do instead, with ``{trained}`` for the agent's env name."""
+    env = make_env(meta["env"]) if env is None else (make_env(env) if isinstance(env, str) else env)
+    if (env.obs_version, env.obs_dim) != (meta["obs_version"], meta["obs_dim"]):
+        raise ValueError(
+            f"{path}: the agent takes observation {meta['obs_version']} ({meta['obs_dim']} floats, "
+            f"env {meta['env']}), but env {env.name} gives {env.obs_version} ({env.obs_dim}); "
+            + remedy.format(trained=meta["env"])
+        )
+    return env

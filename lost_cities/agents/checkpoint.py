@@ -1,0 +1,70 @@
+"""A training checkpoint as an agent: ``load_checkpoint(path).act(state, player)``.
+
+``load_checkpoint`` accepts a run dir, a ``checkpoints/best`` or ``checkpoints/latest`` dir. The
+checkpoint's metadata names the env and the observation version and size; an agent
+asked to play an env whose observation differs fails with a clear message instead of
+feeding the network the wrong features.
+"""
+
+from pathlib import Path
+
+import hydra
+import jax
+import jax.numpy as jnp
+from jax.tree_util import Partial
+from omegaconf import OmegaConf
+
+from lost_cities.agents.base import matching_env
+from lost_cities.ppo.network import ActorCritic, build_network, masked_logits
+
+
+def network_policy(env, network):
+    """``policy(params, env_state, rng) -> action``; greedy (``rng`` unused) so evaluation is reproducible."""
+
+    def policy(params, state, rng):
+        player = env.to_move(state)
+        obs = env.observe(state, player)[None]
+        logits = network.apply(params, obs, method=ActorCritic.logits)[0]
+        return jnp.argmax(masked_logits(logits, env.legal_mask(state))).astype(jnp.int32)
+
+    return policy
+
+
+class Agent:
+    def __init__(self, env, network, params, meta):
+        self.env, self.network, self.params, self.meta = env, network, params, meta
+        self._greedy = network_policy(env, network)
+        self.policy = Partial(self._greedy, params)
+        self._act = jax.jit(self._act_impl, static_argnums=3)
+
+    def _act_impl(self, state, player, rng, greedy):
+        obs = self.env.observe(state, player)[None]
+        logits = masked_logits(
+            self.network.apply(self.params, obs, method=ActorCritic.logits)[0], self.env.legal_mask(state)
+        )
+        return jnp.argmax(logits) if greedy else jax.random.categorical(rng, logits)
+
+    def act(self, state, player, greedy=True, rng=None):
+        """The action for ``player`` (who must be to move) in a State or MatchState."""
+        rng = jax.random.PRNGKey(0) if rng is None else rng
+        return int(self._act(state, jnp.int32(player), rng, greedy))
+
+
+def _checkpoint_dir(path):
+    path = Path(path)
+    for candidate in (path / "checkpoints" / "best", path / "checkpoints" / "latest", path):
+        if candidate.is_dir() and any(p.name.isdigit() for p in candidate.iterdir()):
+            return candidate
+    raise FileNotFoundError(f"{path} holds no checkpoint (expected a run dir or its checkpoints/best|latest)")
+
+
+def load_checkpoint(path, env=None):
+    """An :class:`Agent` from a run dir or its ``checkpoints/best|latest``; ``env`` (an Env
+    or its name) defaults to the training env."""
+    from lost_cities.ppo.checkpoint import restore_params
+
+    params, meta = restore_params(_checkpoint_dir(path))
+    env = matching_env(path, meta, env, "evaluate it on env {trained} or retrain")
+    critic = hydra.utils.instantiate(OmegaConf.create(meta["critic"]))
+    network = build_network(OmegaConf.create(meta["network"]), critic)
+    return Agent(env, network, params, meta)

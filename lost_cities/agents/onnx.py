@@ -1,0 +1,87 @@
+"""An exported policy (``lost_cities.export``) as an agent: ``load_onnx(path).act(state, player)``.
+
+The model runs in onnxruntime on CPU; the observation is computed in JAX with the env
+the manifest names, and an env whose observation version or size differs from the
+manifest's is refused. ``agent.policy`` is the same model as a ``policy(env_state, rng)``
+(through ``jax.pure_callback``), so evaluation and tournaments accept an ``.onnx`` file
+like a checkpoint.
+"""
+
+import json
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import onnxruntime as ort
+from jax.tree_util import Partial
+
+from lost_cities.agents.base import matching_env
+from lost_cities.game.cards import N_ACTIONS
+
+
+def read_manifest(path):
+    """The manifest written beside an exported model (same stem, ``.json``)."""
+    manifest_path = Path(path).with_suffix(".json")
+    if not manifest_path.exists():
+        raise FileNotFoundError(
+            f"{path}: no manifest {manifest_path} beside the model; export the checkpoint again "
+            "with `python -m lost_cities.export checkpoint=... out=...`, which writes both"
+        )
+    return json.loads(manifest_path.read_text())
+
+
+class OnnxAgent:
+    def __init__(self, session, env, meta):
+        self.session, self.env, self.meta = session, env, meta
+        self._observe = jax.jit(env.observe)
+        self._legal = jax.jit(env.legal_mask)
+        self.policy = Partial(self._greedy_policy)
+
+    def run(self, obs, mask):
+        """``(probs, logits)`` float32[..., 96] for observations and legal masks of any leading shape."""
+        obs = np.asarray(obs, np.float32)
+        lead = obs.shape[:-1]
+        probs, logits = self.session.run(
+            ["probs", "logits"],
+            {
+                "obs": obs.reshape(-1, obs.shape[-1]),
+                "mask": np.asarray(mask, np.float32).reshape(-1, N_ACTIONS),
+            },
+        )
+        return probs.reshape(*lead, N_ACTIONS), logits.reshape(*lead, N_ACTIONS)
+
+    def _greedy_policy(self, state, rng):
+        obs = self.env.observe(state, self.env.to_move(state))
+        mask = self.env.legal_mask(state).astype(jnp.float32)
+        logits = jax.pure_callback(
+            lambda o, m: self.run(o, m)[1],
+            jax.ShapeDtypeStruct(mask.shape, jnp.float32),
+            obs,
+            mask,
+            vmap_method="broadcast_all",
+        )
+        return jnp.argmax(logits).astype(jnp.int32)
+
+    def act(self, state, player, greedy=True, rng=None):
+        """The action for ``player`` (who must be to move) in a State or MatchState."""
+        _, logits = self.run(self._observe(state, jnp.int32(player)), self._legal(state))
+        if greedy:
+            return int(np.argmax(logits))
+        rng = jax.random.PRNGKey(0) if rng is None else rng
+        return int(jax.random.categorical(rng, jnp.asarray(logits)))
+
+
+def load_onnx(path, env=None):
+    """An :class:`OnnxAgent`; ``env`` (an Env or its name) defaults to the manifest's env."""
+    meta = read_manifest(path)
+    env = matching_env(path, meta, env, "play it on env {trained} or export a model trained on that env")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1  # one position at a time: threads cost more than they give
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    model_dim = session.get_inputs()[0].shape[-1]
+    if model_dim != meta["obs_dim"]:
+        raise ValueError(
+            f"{path}: the model's input has {model_dim} floats but its manifest says {meta['obs_dim']}"
+        )
+    return OnnxAgent(session, env, meta)

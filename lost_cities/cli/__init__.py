@@ -1,0 +1,22 @@
+"""The command-line entry points. Each is reachable three ways: ``python -m lost_cities.<verb>``
+(a thin module that only calls this package), the console script ``lost-cities-<verb>``
+(``[project.scripts]`` in pyproject.toml), and ``main()`` here.
+
+| verb             | config (``pkg://lost_cities.conf``)  | what it does                                |
+| ---------------- | ------------------------------------ | ------------------------------------------- |
+| ``train``        | ``conf/config.yaml`` + groups        | train PPO; run dir with metrics, checkpoints |
+| ``evaluate``     | ``conf/cli/evaluate.yaml``           | duplicate evaluation of agent vs opponent    |
+| ``tournament``   | ``conf/cli/tournament.yaml``         | the same, ``a`` vs ``b``, one summary line   |
+| ``carry_probe``  | ``conf/cli/carry_probe.yaml``        | round 3 from injected match carries          |
+| ``export``       | ``conf/cli/export.yaml``             | a checkpoint's policy as ONNX + manifest     |
+| ``replay``       | argparse                             | replay web-client game logs in the engine    |
+| ``report``       | argparse                             | compare runs: learning curves and gates      |
+| ``bench``        | argparse                             | engine, observation and training throughput  |
+| ``parity_fixture`` | argparse                           | the web client's engine parity fixture       |
+
+Hydra configs are found as the package ``lost_cities.conf`` (``conf/`` in the checkout,
+shipped in the wheel), never by a path relative to the source tree.
+"""
+
+CONF = "pkg://lost_cities.conf"  # the training config and its groups
+CLI_CONF = "pkg://lost_cities.conf.cli"  # the other Hydra CLIs' configs (no groups: `env=` is a value)

@@ -1,0 +1,202 @@
+"""Engine throughput: ``python -m lost_cities.bench [--batch 8192] [--steps 256] [--runs 5]``.
+
+Random legal play inside one jitted ``lax.scan``: every ply each of ``batch`` games
+takes a uniformly random legal action; finished games are re-dealt inside the scan
+from fresh uniform shuffles. Only real plies (taken in a live game) are counted.
+Prints ``key=value`` lines; rates are the median of ``runs`` timed runs after compile.
+``obs_cost_us`` / ``obs_v2_cost_us`` are what computing the observation adds to a ply
+(the difference of the loops' ply times), and ``obs_v2_cost_ratio`` their quotient.
+
+Fresh deals are drawn once every ``redeal_every`` plies for every game and kept as a
+spare: a round lasts at least 44 plies and a match at least 132, so no game can finish
+twice between refills, and dealing (the costliest part of a reset) is not paid on
+every ply.
+
+Both games run under ``jax.vmap`` (batch first), as the batched public API does; the
+engine's trailing-batch layout measured slower in this loop on the 2-core CPU. Each ply
+draws one uniform per game from a single key (``sampling.legal_action_at``): splitting
+a key per game would hash twice per game and ply.
+"""
+
+import argparse
+import time
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from lost_cities.game.cards import DECK_DRAWS
+from lost_cities.game.engine import reset, step
+from lost_cities.game.match import N_ROUNDS, match_reset, match_step
+from lost_cities.game.sampling import legal_action_at
+from lost_cities.obs.v1 import observation
+from lost_cities.obs.v2 import match_observation
+
+
+class Game(NamedTuple):
+    """How the benchmark drives one game kind over a batch."""
+
+    deal: object  # (key, batch) -> batched state
+    advance: object  # (state, key) -> state after one random legal ply
+    live: object  # state -> bool[batch]
+    observe: object  # state -> observation of the player to move (any layout)
+    batch_axis: int
+    redeal_every: int  # plies between spare deals: at most the shortest game
+
+
+def _round_game():
+    def advance_one(state, u):
+        next_state, _, _ = step(state, legal_action_at(state, u))
+        return next_state
+
+    def advance(state, key):
+        return jax.vmap(advance_one)(state, jax.random.uniform(key, state.plies.shape))
+
+    return Game(
+        deal=lambda key, batch: jax.vmap(reset)(jax.random.split(key, batch)),
+        advance=advance,
+        live=lambda state: ~state.done,
+        observe=lambda state: jax.vmap(observation)(state, state.to_move),
+        batch_axis=0,
+        redeal_every=DECK_DRAWS,
+    )
+
+
+def _match_game():
+    def advance_one(ms, u):
+        next_ms, _, _ = match_step(ms, legal_action_at(ms.round, u))
+        return next_ms
+
+    def advance(ms, key):
+        return jax.vmap(advance_one)(ms, jax.random.uniform(key, ms.round_idx.shape))
+
+    return Game(
+        deal=lambda key, batch: jax.vmap(match_reset)(jax.random.split(key, batch)),
+        advance=advance,
+        live=lambda ms: ~ms.done,
+        observe=lambda ms: jax.vmap(match_observation)(ms, ms.to_move),
+        batch_axis=0,
+        redeal_every=128,
+    )
+
+
+GAMES = {"round": _round_game, "match": _match_game}
+assert _round_game().redeal_every <= DECK_DRAWS and _match_game().redeal_every <= N_ROUNDS * DECK_DRAWS
+
+
+def _redeal_finished(state, spare, live, batch_axis):
+    def pick(current, fresh):
+        shape = [1] * current.ndim
+        shape[batch_axis] = live.shape[0]
+        return jnp.where(live.reshape(shape), current, fresh)
+
+    return jax.tree.map(pick, state, spare)
+
+
+def make_random_play(game: Game, batch: int, steps: int, with_obs: bool = False):
+    """A jitted ``run(key) -> (real plies, checksum)`` of random legal play."""
+
+    def ply(carry, key):
+        state, spare, plies, checksum = carry
+        if with_obs:
+            checksum = checksum + jnp.sum(game.observe(state))
+        plies = plies + jnp.sum(game.live(state), dtype=jnp.int32)
+        state = game.advance(state, key)
+        state = _redeal_finished(state, spare, game.live(state), game.batch_axis)
+        return (state, spare, plies, checksum), None
+
+    def chunk(length):
+        def run_chunk(carry, key):
+            state, plies, checksum = carry
+            deal_key, ply_key = jax.random.split(key)
+            carry = (state, game.deal(deal_key, batch), plies, checksum)
+            (state, _, plies, checksum), _ = jax.lax.scan(ply, carry, jax.random.split(ply_key, length))
+            return (state, plies, checksum), None
+
+        return run_chunk
+
+    full_chunks, last_chunk = divmod(steps, game.redeal_every)
+
+    @jax.jit
+    def run(key):
+        deal_key, chunk_key, last_key = jax.random.split(key, 3)
+        carry = (game.deal(deal_key, batch), jnp.int32(0), jnp.float32(0))
+        carry, _ = jax.lax.scan(chunk(game.redeal_every), carry, jax.random.split(chunk_key, full_chunks))
+        if last_chunk:
+            carry, _ = chunk(last_chunk)(carry, last_key)
+        _, plies, checksum = carry
+        return plies, checksum
+
+    return run
+
+
+def median_rate(run, runs):
+    """Compile once, then time ``runs`` calls: (median seconds, median plies per second)."""
+    jax.block_until_ready(run(jax.random.PRNGKey(0)))
+    seconds, rates = [], []
+    for i in range(runs):
+        start = time.perf_counter()
+        plies, _ = jax.block_until_ready(run(jax.random.PRNGKey(i + 1)))
+        elapsed = time.perf_counter() - start
+        seconds.append(elapsed)
+        rates.append(int(plies) / elapsed)
+    return float(np.median(seconds)), float(np.median(rates))
+
+
+def observation_cost_us(with_obs_rate, without_obs_rate):
+    """Microseconds an observation adds to a ply: the difference of the two loops' ply times."""
+    return 1e6 / with_obs_rate - 1e6 / without_obs_rate
+
+
+def train_throughput(overrides=()):
+    """Whole PPO updates of the default training config (2x256 MLP), via ``measure_throughput``."""
+    from hydra import compose, initialize_config_module
+
+    import lost_cities.ppo  # noqa: F401  (registers the config schemas)
+    from lost_cities.ppo.throughput import measure_throughput
+
+    with initialize_config_module(config_module="lost_cities.conf", version_base=None):
+        cfg = compose(config_name="config", overrides=["logger=none", *overrides])
+    return measure_throughput(cfg)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batch", type=int, default=8192)
+    parser.add_argument("--steps", type=int, default=256)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--skip-train", action="store_true", help="skip the PPO training throughput")
+    args = parser.parse_args(argv)
+
+    print(f"backend={jax.default_backend()}")
+    print(f"batch_size={args.batch}")
+    print(f"steps={args.steps}")
+    print(f"runs={args.runs}")
+    measures = [
+        ("steps_per_sec", "round", False),
+        ("obs_steps_per_sec", "round", True),
+        ("match_steps_per_sec", "match", False),
+        ("obs_v2_steps_per_sec", "match", True),
+    ]
+    rates = {}
+    for key, game, with_obs in measures:
+        elapsed, rates[key] = median_rate(
+            make_random_play(GAMES[game](), args.batch, args.steps, with_obs), args.runs
+        )
+        if key == "steps_per_sec":
+            print(f"elapsed_sec={elapsed:.4f}")
+        print(f"{key}={rates[key]:.0f}", flush=True)
+    v1_cost = observation_cost_us(rates["obs_steps_per_sec"], rates["steps_per_sec"])
+    v2_cost = observation_cost_us(rates["obs_v2_steps_per_sec"], rates["match_steps_per_sec"])
+    print(f"obs_cost_us={v1_cost:.3f}")
+    print(f"obs_v2_cost_us={v2_cost:.3f}")
+    print(f"obs_v2_cost_ratio={v2_cost / v1_cost:.2f}")
+    if not args.skip_train:
+        train = train_throughput()
+        print(f"train_env_steps_per_sec={train['train_env_steps_per_sec']:.0f}")
+        print(f"train_engine_share={train['engine_share']:.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,21 @@
+"""``python -m lost_cities.tournament a=... b=... env=match3 deals=10000``.
+
+The same run as ``lost_cities.evaluate`` (a is the agent, b the opponent), printed as one line.
+"""
+
+import hydra
+
+from lost_cities.cli import CLI_CONF
+from lost_cities.cli.evaluate import format_summary, quiet_libraries, run, write_results
+
+
+@hydra.main(version_base=None, config_path=CLI_CONF, config_name="tournament")
+def main(cfg):
+    quiet_libraries()
+    results = run(cfg)
+    print(format_summary(results))
+    write_results(results, cfg)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,13 @@
+"""Export a trained policy for the web client: ``export(checkpoint, out)`` writes ONNX + manifest.
+
+| module   | contract                                                                        |
+| -------- | ------------------------------------------------------------------------------- |
+| ``onnx`` | ``policy_graph`` (the MLP policy as a hand-built opset-17 graph), ``manifest``,  |
+|          | ``export``; the model/manifest contract is in the module docstring               |
+
+``python -m lost_cities.export checkpoint=... out=...`` is :mod:`lost_cities.cli.export`.
+"""
+
+from lost_cities.export.onnx import ACTION_ENCODING, OPSET, config_digest, export, manifest, policy_graph
+
+__all__ = ["ACTION_ENCODING", "OPSET", "config_digest", "export", "manifest", "policy_graph"]
