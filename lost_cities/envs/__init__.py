@@ -9,6 +9,11 @@ from lost_cities.envs.single_round import make_single_round
 _REGISTRY = {"single_round": make_single_round, "match3": make_match3}
 
 
+def names() -> list[str]:
+    """The registered env names (every one is held to tests/envs/test_env_contract.py)."""
+    return sorted(_REGISTRY)
+
+
 def register(name, factory):
     _REGISTRY[name] = factory
     make.cache_clear()
@@ -23,4 +28,4 @@ def make(name: str) -> Env:
     return _REGISTRY[name]()
 
 
-__all__ = ["Env", "make", "register"]
+__all__ = ["Env", "make", "names", "register"]
