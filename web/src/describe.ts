@@ -14,10 +14,10 @@ export const cardName = (card: number): string =>
 export const sourceName = (drawSource: number): string =>
   drawSource === DECK ? 'the deck' : `the ${COLOUR_NAMES[drawSource - 1]} pile`;
 
-/** "played Blue 7, drew from the deck" for the seat to move in `round`. */
-export function describeAction(round: RoundState, action: number): string {
+/** "played Blue 7, drew from the deck" for the seat to move in `round` ("Play Blue 7, draw from the deck" as advice). */
+export function describeAction(round: RoundState, action: number, advice = false): string {
   const { handSlot, placeType, drawSource } = decodeAction(action);
   const card = round.hands[round.toMove][handSlot];
-  const verb = placeType === DISCARD ? 'discarded' : 'played';
-  return `${verb} ${cardName(card)}, drew from ${sourceName(drawSource)}`;
+  const verb = placeType === DISCARD ? (advice ? 'Discard' : 'discarded') : advice ? 'Play' : 'played';
+  return `${verb} ${cardName(card)}, ${advice ? 'draw' : 'drew'} from ${sourceName(drawSource)}`;
 }

@@ -88,7 +88,7 @@ function hintPanel(app: App): string {
   const hint = app.visibleHint;
   if (!hint) return `<div class="hint-row">${toggle}<span class="muted" data-testid="hints-pending">Computing hints…</span></div>`;
   const top = topActions(hint.decision.probs, hint.decision.mask, 3);
-  const rows = top.map(({ action, prob }) => `<li><b>${hintPercent(prob)}</b> ${describeAction(app.ms.round, action).replace(/^p/, 'P').replace(/^d/, 'D')}</li>`);
+  const rows = top.map(({ action, prob }) => `<li><b>${hintPercent(prob)}</b> ${describeAction(app.ms.round, action, true)}</li>`);
   return `<div class="hint-row">${toggle}<div class="hints" data-testid="hints"><span class="hints-title">${escapeHtml(app.policy.agent.name)} in your seat would:</span><ol>${rows.join('')}</ol></div></div>`;
 }
 
