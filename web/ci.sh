@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Web client CI: unit tests (TypeScript engine vs the Python parity fixture), the static
-# build, and the end-to-end match in headless Chromium checked by `python -m lost_cities.replay`.
+# Web client CI: unit tests (TypeScript engine vs the Python parity fixture, agent index,
+# record, hints), the static build, and the end-to-end matches (1280x720 and 390x844) in
+# headless Chromium checked by `python -m lost_cities.replay`. Writes only git-ignored paths
+# (node_modules/, dist/, test-results/): a run leaves `git status` as it found it.
 # Needs node >= 20 and the lost_cities package installed (pip install -e .).
 set -euo pipefail
 cd "$(dirname "$0")"
