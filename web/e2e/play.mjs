@@ -146,6 +146,7 @@ async function playMatch(page, { label, agentId, url, seed, hintMoves, screensho
   let humanMoves = 0;
   let hintsSeen = 0;
   let screenshotTaken = false;
+  let reopened = false;
   for (let guard = 0; guard < 5000; guard++) {
     if (await page.getByTestId('match-summary').isVisible()) break;
     if (await page.getByTestId('round-summary').isVisible()) {
@@ -156,6 +157,17 @@ async function playMatch(page, { label, agentId, url, seed, hintMoves, screensho
     if (!(await page.getByTestId('prompt').isVisible())) {
       await page.waitForTimeout(5);
       continue;
+    }
+    if (humanMoves === 3 && !reopened) {
+      // "New match" mid-match opens the chooser; "Back to the match" returns to the same position.
+      const plies = await page.evaluate(() => window.lostCities.actions.length);
+      await press(page.getByTestId('new-match'));
+      await page.getByTestId('chooser').waitFor();
+      await checkLayout(page, `${label} chooser mid-match`, widths);
+      await press(page.getByTestId('close-chooser'));
+      await page.getByTestId('prompt').waitFor();
+      check((await page.evaluate(() => window.lostCities.actions.length)) === plies, `${label}: closing the chooser changed the match`);
+      reopened = true;
     }
     const hintsOn = await page.evaluate(() => window.lostCities.hintsOn);
     if (hintsOn !== humanMoves < hintMoves) await press(page.getByTestId('toggle-hints'));
