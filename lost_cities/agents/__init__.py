@@ -2,8 +2,10 @@
 
 | module         | contract                                                                   |
 | -------------- | -------------------------------------------------------------------------- |
-| ``base``       | ``matching_env``: the env a saved agent may play (same observation)        |
-| ``checkpoint`` | ``Agent`` over a training checkpoint (JAX); ``network_policy``             |
+| ``base``       | ``matching_env`` (the env a saved agent may play: same observation),       |
+|                | ``check_rng`` (a sampled ``act`` needs a key)                              |
+| ``checkpoint`` | ``Agent`` over a training checkpoint (JAX); ``network_logits``,            |
+|                | ``network_policy`` (the greedy policy training gates and evaluation use)  |
 | ``onnx``       | ``OnnxAgent`` over an exported model (onnxruntime), same interface         |
 
 Both agent kinds import ``base`` only, never each other; :func:`load` picks one by the path.
@@ -12,7 +14,7 @@ Both agent kinds import ``base`` only, never each other; :func:`load` picks one 
 from pathlib import Path
 
 from lost_cities.agents.base import matching_env
-from lost_cities.agents.checkpoint import Agent, load_checkpoint, network_policy
+from lost_cities.agents.checkpoint import Agent, load_checkpoint, network_logits, network_policy
 
 
 def load(path, env=None):
@@ -26,4 +28,4 @@ def load(path, env=None):
     return load_checkpoint(path, env)
 
 
-__all__ = ["Agent", "load", "load_checkpoint", "matching_env", "network_policy"]
+__all__ = ["Agent", "load", "load_checkpoint", "matching_env", "network_logits", "network_policy"]

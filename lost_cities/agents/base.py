@@ -6,7 +6,21 @@ and offers ``act(state, player, greedy=True, rng=None) -> int`` and ``policy(env
 rng) -> action`` (greedy, a ``jax.tree_util.Partial`` usable inside jitted evaluation).
 """
 
+import jax
+
 from lost_cities.envs import make as make_env
+
+
+def check_rng(greedy, rng):
+    """The key ``act`` uses: ``rng``; a sample (``greedy=False``) without one is an error, since
+    a fixed default key would return the same "sample" on every call."""
+    if rng is not None:
+        return rng
+    if not greedy:
+        raise ValueError(
+            "act(..., greedy=False) samples an action: pass rng=jax.random.key(...) (a new one per call)"
+        )
+    return jax.random.PRNGKey(0)  # unused by a greedy act
 
 
 def matching_env(path, meta, env, remedy):

@@ -14,18 +14,27 @@ import jax.numpy as jnp
 from jax.tree_util import Partial
 from omegaconf import OmegaConf
 
-from lost_cities.agents.base import matching_env
+from lost_cities.agents.base import check_rng, matching_env
 from lost_cities.ppo.network import ActorCritic, build_network, masked_logits
+
+
+def network_logits(env, network):
+    """``logits(params, env_state, player) -> float32[96]``: the policy's masked logits for ``player``."""
+
+    def logits(params, state, player):
+        obs = env.observe(state, player)[None]
+        raw = network.apply(params, obs, method=ActorCritic.logits)[0]
+        return masked_logits(raw, env.legal_mask(state))
+
+    return logits
 
 
 def network_policy(env, network):
     """``policy(params, env_state, rng) -> action``; greedy (``rng`` unused) so evaluation is reproducible."""
+    logits = network_logits(env, network)
 
     def policy(params, state, rng):
-        player = env.to_move(state)
-        obs = env.observe(state, player)[None]
-        logits = network.apply(params, obs, method=ActorCritic.logits)[0]
-        return jnp.argmax(masked_logits(logits, env.legal_mask(state))).astype(jnp.int32)
+        return jnp.argmax(logits(params, state, env.to_move(state))).astype(jnp.int32)
 
     return policy
 
@@ -33,20 +42,18 @@ def network_policy(env, network):
 class Agent:
     def __init__(self, env, network, params, meta):
         self.env, self.network, self.params, self.meta = env, network, params, meta
-        self._greedy = network_policy(env, network)
-        self.policy = Partial(self._greedy, params)
+        self._logits = network_logits(env, network)
+        self.policy = Partial(network_policy(env, network), params)
         self._act = jax.jit(self._act_impl, static_argnums=3)
 
     def _act_impl(self, state, player, rng, greedy):
-        obs = self.env.observe(state, player)[None]
-        logits = masked_logits(
-            self.network.apply(self.params, obs, method=ActorCritic.logits)[0], self.env.legal_mask(state)
-        )
+        logits = self._logits(self.params, state, player)
         return jnp.argmax(logits) if greedy else jax.random.categorical(rng, logits)
 
     def act(self, state, player, greedy=True, rng=None):
-        """The action for ``player`` (who must be to move) in a State or MatchState."""
-        rng = jax.random.PRNGKey(0) if rng is None else rng
+        """The action for ``player`` (who must be to move) in a State or MatchState: the most
+        likely one, or with ``greedy=False`` a sample drawn with ``rng`` (required then)."""
+        rng = check_rng(greedy, rng)
         return int(self._act(state, jnp.int32(player), rng, greedy))
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import onnxruntime as ort
 from jax.tree_util import Partial
 
-from lost_cities.agents.base import matching_env
+from lost_cities.agents.base import check_rng, matching_env
 from lost_cities.game.cards import N_ACTIONS
 
 
@@ -64,11 +64,12 @@ class OnnxAgent:
         return jnp.argmax(logits).astype(jnp.int32)
 
     def act(self, state, player, greedy=True, rng=None):
-        """The action for ``player`` (who must be to move) in a State or MatchState."""
+        """The action for ``player`` (who must be to move) in a State or MatchState: the most
+        likely one, or with ``greedy=False`` a sample drawn with ``rng`` (required then)."""
+        rng = check_rng(greedy, rng)
         _, logits = self.run(self._observe(state, jnp.int32(player)), self._legal(state))
         if greedy:
             return int(np.argmax(logits))
-        rng = jax.random.PRNGKey(0) if rng is None else rng
         return int(jax.random.categorical(rng, jnp.asarray(logits)))
 
 

@@ -31,13 +31,21 @@ from dataclasses import dataclass
 import jax.numpy as jnp
 
 from lost_cities.bots.context import best_legal, round_and_match
-from lost_cities.game.cards import DECK_DRAWS, HAND_SIZE, N_CARDS, N_COLOURS, N_HANDSHAKE_SLOTS, N_SLOTS
+from lost_cities.game.cards import (
+    DECK_DRAWS,
+    HAND_SIZE,
+    N_CARDS,
+    N_COLOURS,
+    N_HANDSHAKE_SLOTS,
+    N_SLOTS,
+    slot_rank,
+)
 from lost_cities.game.engine import LOC_HAND, legal_action_mask, seat_view
 from lost_cities.obs.v1 import pile_tops
 
 COLOURS = jnp.arange(N_COLOURS, dtype=jnp.int32)
 SLOTS = jnp.arange(N_SLOTS, dtype=jnp.int32)
-SLOT_RANK = jnp.where(SLOTS >= N_HANDSHAKE_SLOTS, SLOTS - 1, 0)
+SLOT_RANK = slot_rank(SLOTS)
 EXPEDITION_COST = 20.0
 GIFT_TO_EMPTY_EXPEDITION = 0.25  # share of a card's points the opponent may open with
 HANDSHAKE_WORTH = 5.0  # points a live handshake is taken to be worth to the opponent
@@ -105,7 +113,7 @@ def action_values(round_state, style, open_shift=0.0, hand_weight=1.0):
     colour = hand // N_SLOTS
     slot = hand % N_SLOTS
     is_number = slot >= N_HANDSHAKE_SLOTS
-    rank = jnp.where(is_number, slot - 1, 0).astype(jnp.float32)
+    rank = slot_rank(slot).astype(jnp.float32)
     onehot = colour[:, None] == COLOURS[None, :]  # [8, 5]
 
     my_top = seat_view(rs.exp_top, me).astype(jnp.int32)
@@ -228,7 +236,7 @@ def _pile_draw_values(
     top = pile_tops(rs).astype(jnp.int32)
     top_slot = top % N_SLOTS
     top_is_number = top_slot >= N_HANDSHAKE_SLOTS
-    top_rank = jnp.where(top_is_number, top_slot - 1, 0).astype(jnp.float32)
+    top_rank = slot_rank(top_slot).astype(jnp.float32)
     live = (top >= 0) & jnp.where(top_is_number, top_slot > after_top, after_top == 0)
 
     with_numbers = numbers + jnp.where(top_is_number, hand_weight * top_rank, 0.0)

@@ -9,7 +9,6 @@ rather than Hydra: it takes a list of paths and creates no run dir of its own.
 
 import argparse
 import fnmatch
-import json
 import math
 import os
 import sys
@@ -19,6 +18,14 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only; no display on servers
 import matplotlib.pyplot as plt  # noqa: E402
+
+from lost_cities.ppo.run_dir import (  # noqa: E402
+    GATES_FILE,
+    LEARNING_CURVE_FILE,
+    METRICS_FILE,
+    read_gates,
+    read_metrics,
+)
 
 X_KEYS = ("env_steps", "learner/env_steps", "update")  # the x axis: the first present, in this order
 MAX_PANELS = 9
@@ -37,43 +44,28 @@ DEFAULT_PATTERNS = (
 )
 
 
+# A single run's learning curve (``plot_run``): win rates, margin and losses.
+LEARNING_CURVE_PATTERNS = (
+    "episode/win_vs_fixed",
+    "episode/*/win",
+    "episode/margin",
+    "learner/entropy",
+    "learner/value_loss",
+    "learner/policy_loss",
+)
+
+
 def find_runs(paths):
     """Run dirs (holding metrics.jsonl or gates.json) at or below ``paths``, in a stable order."""
     runs = []
     for path in map(Path, paths):
         if not path.is_dir():
             raise FileNotFoundError(f"{path} is not a directory; pass run dirs or a multirun dir")
-        found = {p.parent for name in ("metrics.jsonl", "gates.json") for p in path.rglob(name)}
+        found = {p.parent for name in (METRICS_FILE, GATES_FILE) for p in path.rglob(name)}
         if not found:
             raise FileNotFoundError(f"no metrics.jsonl or gates.json under {path}")
         runs.extend(sorted(found - set(runs)))
     return runs
-
-
-def read_metrics(run):
-    """The rows of ``metrics.jsonl``; a cut-off last line (a run still writing) is ignored."""
-    path = run / "metrics.jsonl"
-    if not path.exists():
-        return []
-    lines = [line for line in path.read_text().splitlines() if line.strip()]
-    rows = []
-    for number, line in enumerate(lines, 1):
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            if number < len(lines):
-                raise ValueError(f"{path}:{number} is not a JSON object") from None
-    return rows
-
-
-def read_gates(run):
-    """``gates.json`` (name -> run_gates result); a run without one shows its final
-    ``evaluation.json`` (name -> duplicate results, no pass marks) instead."""
-    for name in ("gates.json", "evaluation.json"):
-        path = run / name
-        if path.exists():
-            return json.loads(path.read_text())
-    return {}
 
 
 def _overrides(run):
@@ -204,6 +196,15 @@ def markdown(labels, all_rows, all_gates, keys):
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def plot_run(run_dir):
+    """One run's ``learning_curve.png`` (``LEARNING_CURVE_PATTERNS``, and its gates when it has any)."""
+    run_dir = Path(run_dir)
+    rows, gates = read_metrics(run_dir), read_gates(run_dir)
+    path = run_dir / LEARNING_CURVE_FILE
+    plot([run_dir], [run_dir.name], [rows], [gates], curve_keys([rows], LEARNING_CURVE_PATTERNS), path)
+    return path
 
 
 def write_report(paths, out=None, patterns=()):

@@ -13,8 +13,8 @@ import numpy as np
 from jax.tree_util import Partial
 
 from lost_cities.evaluation.duplicate import play_duplicate
-from lost_cities.evaluation.stats import mean_interval, wilson_interval
-from lost_cities.game.match import match_reset_from
+from lost_cities.evaluation.stats import game_scores, paired_interval, wilson_interval
+from lost_cities.game.match import match_reset_from, starting_seat
 
 CARRIES = (-60, -25, -1, 1, 25, 60)
 BEHAVIOURS = ("expeditions", "handshakes", "pile_draws")
@@ -29,13 +29,13 @@ def round3_start(carry_a, deck_orders, coins, seat_a):
     """
     ms = match_reset_from(deck_orders, coins)
     carry = jnp.where(jnp.arange(2) == seat_a, carry_a, 0.0).astype(jnp.float32)
-    first = jnp.where(carry[0] > carry[1], 0, jnp.where(carry[1] > carry[0], 1, ms.coins[2]))
+    first = starting_seat(carry, ms.coins[2])
     round3 = ms.round.replace(loc=ms.deal_loc[2], hands=ms.deal_hands[2], to_move=first.astype(jnp.int32))
     return ms.replace(round=round3, round_idx=jnp.int32(2), carry=carry, starter=first.astype(jnp.int32))
 
 
 def _paired(per_game):
-    mean, low, high = mean_interval(np.asarray(per_game, np.float64).reshape(-1, 2).mean(axis=1))
+    mean, low, high = paired_interval(per_game)
     return {"mean": mean, "lower": low, "upper": high}
 
 
@@ -82,7 +82,7 @@ def carry_probe(env, policy_a, policy_b, deck_orders, coins, key, carries=CARRIE
         start = Partial(round3_start, jnp.float32(carry))  # the carry is traced: one compile for all
         games = play_duplicate(env, policy_a, policy_b, deck_orders, coins, key, batch_size, start=start)
         margin = games["margin_a"]
-        score = (margin > 0) + 0.5 * (margin == 0)
+        score = game_scores(margin)
         low, high = wilson_interval(float(score.sum()), margin.size)
         rows.append(
             {

@@ -22,7 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.tree_util import Partial
 
-from lost_cities.evaluation.stats import mean_interval, wilson_interval
+from lost_cities.evaluation.stats import game_scores, paired_interval, wilson_interval
 from lost_cities.game.cards import MAX_STEPS, N_DRAW_SOURCES
 
 SCHEMA_VERSION = 1
@@ -199,12 +199,6 @@ def play_duplicate(
     return games
 
 
-def _paired_interval(per_game):
-    """Mean over games with the interval over per-deal means (the deals are the iid units)."""
-    per_deal = np.asarray(per_game, np.float64).reshape(-1, 2).mean(axis=1)
-    return mean_interval(per_deal)
-
-
 def _rate(successes, n):
     low, high = wilson_interval(successes, n)
     return successes / n if n else None, low, high
@@ -215,16 +209,16 @@ def summarise(games, env_name):
     margin = games["margin_a"]
     n_games = margin.size
     wins, draws, losses = int((margin > 0).sum()), int((margin == 0).sum()), int((margin < 0).sum())
-    score = (margin > 0) + 0.5 * (margin == 0)
+    score = game_scores(margin)
     win_rate, win_lower, win_upper = _rate(float(score.sum()), n_games)
-    margin_mean, margin_lower, margin_upper = _paired_interval(margin)
+    margin_mean, margin_lower, margin_upper = paired_interval(margin)
     plies = games["round_plies"]
     hit_max = plies >= MAX_STEPS
     natural = ~hit_max.any(axis=1)
     natural_rate, natural_lower, natural_upper = _rate(float(score[natural].sum()), int(natural.sum()))
     rounds = []
     for r in range(plies.shape[1]):
-        round_mean, round_lower, round_upper = _paired_interval(games["round_margin_a"][:, r])
+        round_mean, round_lower, round_upper = paired_interval(games["round_margin_a"][:, r])
         rounds.append(
             {
                 "round": r + 1,

@@ -32,3 +32,15 @@ def mean_interval(values, z=Z95):
         return mean, None, None
     half = z * float(values.std(ddof=1)) / math.sqrt(values.size)
     return mean, mean - half, mean + half
+
+
+def game_scores(margin):
+    """Per game, A's score from its final ``margin``: 1 a win, 0.5 a draw, 0 a loss."""
+    return (margin > 0) + 0.5 * (margin == 0)
+
+
+def paired_interval(per_game):
+    """``mean_interval`` over per-deal means of games ordered ``[deal, seat of A]``: the two
+    games of a deal are not independent, the deals are the iid units."""
+    per_deal = np.asarray(per_game, np.float64).reshape(-1, 2).mean(axis=1)
+    return mean_interval(per_deal)

@@ -17,20 +17,12 @@ N_ACTIONS = HAND_SIZE * N_PLACE_TYPES * N_DRAW_SOURCES  # 96
 
 CARD_IDS = jnp.arange(N_CARDS, dtype=jnp.int8)
 CARD_COLOUR = CARD_IDS // N_SLOTS
-CARD_SLOT = CARD_IDS % N_SLOTS
-
-
-def card_id(colour, slot):
-    return colour * N_SLOTS + slot
-
-
-def is_number_slot(slot):
-    return slot >= N_HANDSHAKE_SLOTS
 
 
 def slot_rank(slot):
-    """Face value of a number slot (slot 3 is the 2, slot 11 the 10)."""
-    return slot - 1
+    """Face value of a slot's card: slot 3 is the 2, slot 11 the 10; 0 for a handshake slot
+    (so that sums of ranks over a colour's cards count numbers only)."""
+    return jnp.where(slot >= N_HANDSHAKE_SLOTS, slot - 1, 0)
 
 
 def encode_action(hand_slot, place_type, draw_source):

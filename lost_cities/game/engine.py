@@ -51,6 +51,7 @@ from lost_cities.game.cards import (
     N_SLOTS,
     decode_action,
     encode_action,
+    slot_rank,
 )
 
 # loc codes above the deck positions 0..59; add the seat for the per-seat codes.
@@ -84,8 +85,9 @@ def pile_top_code(pile_size):
     return LOC_PILE - 1 + pile_size
 
 
-def _shaped(values, shape, like):
-    """Constant ``values`` reshaped to ``shape`` plus one unit axis per batch axis of ``like``."""
+def shaped(values, shape, like):
+    """Constant ``values`` reshaped to ``shape`` plus one unit axis per batch axis of ``like``
+    (so that it broadcasts against ``like``'s trailing batch axes)."""
     return values.reshape(shape + (1,) * jnp.ndim(like))
 
 
@@ -101,12 +103,12 @@ def _dealt_hands(positions):
     pairwise comparison: a few hundred operations per game, where sorting the
     60-card membership mask by prefix counts costs thousands.
     """
-    dealt_positions = _shaped(jnp.arange(DEALT, dtype=jnp.int8), (DEALT, 1), positions[0])
-    ids = _shaped(CARD_IDS, (1, N_CARDS), positions[0])
+    dealt_positions = shaped(jnp.arange(DEALT, dtype=jnp.int8), (DEALT, 1), positions[0])
+    ids = shaped(CARD_IDS, (1, N_CARDS), positions[0])
     dealt = jnp.sum(jnp.where(positions[None] == dealt_positions, ids, 0), axis=1, dtype=jnp.int8)
     hands = dealt.reshape((2, HAND_SIZE) + dealt.shape[1:])
     rank = jnp.sum(hands[:, None] < hands[:, :, None], axis=2, dtype=jnp.int8)  # [2, 8]
-    slots = _shaped(HAND_INDEX, (1, HAND_SIZE, 1), positions[0])
+    slots = shaped(HAND_INDEX, (1, HAND_SIZE, 1), positions[0])
     return jnp.sum(jnp.where(rank[:, None] == slots, hands[:, None], 0), axis=2, dtype=jnp.int8)
 
 
@@ -136,8 +138,8 @@ def reset_from_positions(positions, first_player=0):
 def positions_from_order(deck_order):
     """Inverse permutation: the deck index of every card id."""
     deck_order = jnp.asarray(deck_order, jnp.int32)
-    cards = _shaped(jnp.arange(N_CARDS, dtype=jnp.int32), (N_CARDS, 1), deck_order[0])
-    index = _shaped(jnp.arange(N_CARDS, dtype=jnp.int32), (1, N_CARDS), deck_order[0])
+    cards = shaped(jnp.arange(N_CARDS, dtype=jnp.int32), (N_CARDS, 1), deck_order[0])
+    index = shaped(jnp.arange(N_CARDS, dtype=jnp.int32), (1, N_CARDS), deck_order[0])
     hit = deck_order[None] == cards
     return jnp.sum(jnp.where(hit, index, 0), axis=1).astype(jnp.int8)
 
@@ -154,7 +156,7 @@ def shuffled_positions(rng, batch_shape=()):
     cheaper than XLA's sort behind ``jax.random.permutation``.
     """
     keys = jax.random.bits(rng, (N_CARDS,) + tuple(batch_shape), jnp.uint32)
-    ids = _shaped(jnp.arange(N_CARDS), (N_CARDS,), keys[0])
+    ids = shaped(jnp.arange(N_CARDS), (N_CARDS,), keys[0])
     before = (keys[None] < keys[:, None]) | ((keys[None] == keys[:, None]) & (ids[None] < ids[:, None]))
     return jnp.sum(before, axis=1, dtype=jnp.int8)
 
@@ -173,7 +175,7 @@ def _play_ok(hand, exp_top):
     colour = hand // N_SLOTS
     slot = hand % N_SLOTS
     key = jnp.where(slot >= N_HANDSHAKE_SLOTS, slot, 1)
-    colours = _shaped(COLOURS, (N_COLOURS, 1), hand[0])
+    colours = shaped(COLOURS, (N_COLOURS, 1), hand[0])
     top = jnp.sum(jnp.where(colour[None] == colours, exp_top[:, None], 0), axis=0, dtype=jnp.int8)
     return key > top
 
@@ -184,7 +186,7 @@ def legal_action_mask(state):
     hand = seat_view(state.hands, player)
     play_ok = _play_ok(hand, seat_view(state.exp_top, player))
     draw_ok = jnp.concatenate([jnp.ones((1,) + player.shape, bool), state.pile_size > 0])  # [6]
-    colours = _shaped(COLOURS, (1, N_COLOURS), player)
+    colours = shaped(COLOURS, (1, N_COLOURS), player)
     redraw = jnp.concatenate(
         [jnp.zeros((HAND_SIZE, 1) + player.shape, bool), (hand // N_SLOTS)[:, None] == colours], axis=1
     )
@@ -201,10 +203,10 @@ def _locate(counts, k):
     quadratic with a slow reduce-window, and a matmul is a separate library call.
     """
     n = counts.shape[0]
-    lower = _shaped(np.tri(n, dtype=bool), (n, n), k)
+    lower = shaped(np.tri(n, dtype=bool), (n, n), k)
     inclusive = jnp.sum(jnp.where(lower, counts[None].astype(jnp.int32), 0), axis=1)
     item = jnp.sum((inclusive <= k).astype(jnp.int32), axis=0)
-    index = _shaped(jnp.arange(n), (n,), k)
+    index = shaped(jnp.arange(n), (n,), k)
     before = jnp.sum(jnp.where(index == item, inclusive - counts, 0), axis=0)
     return item, k - before
 
@@ -235,7 +237,7 @@ def _legal_by_source(state):
     colour = hand // N_SLOTS
     play_ok = _play_ok(hand, seat_view(state.exp_top, player))
     plays = jnp.sum(play_ok.astype(jnp.int32), axis=0)
-    colours = _shaped(COLOURS, (N_COLOURS, 1), player)
+    colours = shaped(COLOURS, (N_COLOURS, 1), player)
     held = jnp.sum((colour[None] == colours).astype(jnp.int32), axis=1)
     # Any card can be discarded with a deck draw, but not onto the pile it draws from.
     per_pile = jnp.where(state.pile_size > 0, plays + HAND_SIZE - held, 0)
@@ -264,7 +266,7 @@ def kth_legal_action(state, k):
     source, k = _locate(per_source, k)
     is_play = k < plays
     candidates = jnp.where(is_play, play_ok, colour != source - 1)
-    shifts = _shaped(jnp.arange(HAND_SIZE, dtype=jnp.uint32), (HAND_SIZE,), player)
+    shifts = shaped(jnp.arange(HAND_SIZE, dtype=jnp.uint32), (HAND_SIZE,), player)
     word = jnp.sum(candidates.astype(jnp.uint32) << shifts, axis=0, dtype=jnp.uint32)
     hand_slot = kth_set_bit(word, jnp.where(is_play, k, k - plays), HAND_SIZE)
     return encode_action(hand_slot, jnp.where(is_play, 0, 1), source)
@@ -286,10 +288,10 @@ def score(state):
 
 def _insert_sorted(hand, remove_index, card):
     """``hand`` without its ``remove_index``-th card, with ``card`` inserted in order."""
-    i = _shaped(jnp.arange(HAND_SIZE - 1), (HAND_SIZE - 1,), card)
+    i = shaped(jnp.arange(HAND_SIZE - 1), (HAND_SIZE - 1,), card)
     rest = jnp.where(i < remove_index, hand[:-1], hand[1:])
     pos = jnp.sum(rest < card, axis=0, dtype=jnp.int8)
-    j = _shaped(jnp.arange(HAND_SIZE), (HAND_SIZE,), card)
+    j = shaped(jnp.arange(HAND_SIZE), (HAND_SIZE,), card)
     left = jnp.concatenate([rest, rest[-1:]])
     right = jnp.concatenate([rest[:1], rest])
     return jnp.where(j < pos, left, jnp.where(j == pos, card, right))
@@ -306,10 +308,10 @@ def step(state, action):
     decoded = decode_action(jnp.asarray(action).astype(jnp.uint32))
     hand_slot, place_type, draw_source = (part.astype(jnp.int32) for part in decoded)
     player = state.to_move
-    hand_index = _shaped(HAND_INDEX, (HAND_SIZE,), player)
-    colours = _shaped(COLOURS, (N_COLOURS,), player)
-    card_ids = _shaped(CARD_IDS, (N_CARDS,), player)
-    seats = _shaped(SEATS, (2, 1), player)
+    hand_index = shaped(HAND_INDEX, (HAND_SIZE,), player)
+    colours = shaped(COLOURS, (N_COLOURS,), player)
+    card_ids = shaped(CARD_IDS, (N_CARDS,), player)
+    seats = shaped(SEATS, (2, 1), player)
 
     hand = seat_view(state.hands, player)
     hand_colour = hand // N_SLOTS
@@ -338,7 +340,7 @@ def step(state, action):
     is_colour = colours == colour
     on_expedition = (seats == player) & is_colour[None] & play
     exp_top = jnp.where(on_expedition & is_number, slot, state.exp_top)
-    exp_sum = state.exp_sum + jnp.where(on_expedition & is_number, slot - 1, 0).astype(jnp.int8)
+    exp_sum = state.exp_sum + jnp.where(on_expedition, slot_rank(slot), 0).astype(jnp.int8)
     exp_handshakes = state.exp_handshakes + (on_expedition & ~is_number).astype(jnp.int8)
     exp_count = state.exp_count + on_expedition.astype(jnp.int8)
     discard_depth = jnp.sum(jnp.where(is_colour, pile_size, 0), axis=0, dtype=jnp.int8)

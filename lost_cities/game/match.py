@@ -132,6 +132,12 @@ def carry_margin(ms):
     return jnp.stack([ms.carry[0] - ms.carry[1], ms.carry[1] - ms.carry[0]])
 
 
+def starting_seat(carry, tie_coin):
+    """The seat that starts round 2 or 3: the one with more points in ``carry``; on an
+    exact tie ``tie_coin`` (that round's coin)."""
+    return jnp.where(carry[0] > carry[1], 0, jnp.where(carry[1] > carry[0], 1, tie_coin))
+
+
 def match_step(ms, action):
     """Apply ``action`` for the seat to move: ``(next_match_state, reward float32[2], done)``.
 
@@ -147,7 +153,7 @@ def match_step(ms, action):
     advance = round_ended & (next_round < N_ROUNDS)
     into_round_2 = next_round == 1
     tie_coin = jnp.where(into_round_2, ms.coins[1], ms.coins[2])
-    first = jnp.where(carry[0] > carry[1], 0, jnp.where(carry[1] > carry[0], 1, tie_coin))
+    first = starting_seat(carry, tie_coin)
     dealt = _dealt_round(
         jnp.where(into_round_2, ms.deal_loc[1], ms.deal_loc[2]),
         jnp.where(into_round_2, ms.deal_hands[1], ms.deal_hands[2]),
@@ -181,4 +187,5 @@ __all__ = [
     "match_reset",
     "match_reset_from",
     "match_step",
+    "starting_seat",
 ]

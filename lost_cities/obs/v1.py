@@ -25,10 +25,10 @@ from lost_cities.game.engine import (
     LOC_HAND,
     LOC_KNOWN,
     LOC_PILE,
-    _shaped,
     board_score,
     pile_top_code,
     seat_view,
+    shaped,
 )
 
 OBS_VERSION = "v1"
@@ -38,20 +38,26 @@ OBS_DIM = N_CARD_FEATURES + 34
 SCORE_SCALE = 780.0
 
 
+def reciprocal(divisor):
+    """The float32 reciprocal of ``divisor`` (correctly rounded), the factor of :func:`scaled`."""
+    return np.float32(1.0) / np.float32(divisor)
+
+
 def scaled(x, divisor):
     """``x / divisor`` as XLA compiles it under jit: a product with the float32 reciprocal.
 
     Written out so that eager and jitted calls (and the TypeScript port) give the same
-    bits; the correctly rounded quotient can differ from it by one float32 ulp.
+    bits; the correctly rounded quotient can differ from it by one float32 ulp. Every
+    observation scales this way (v2 multiplies by ``reciprocal`` constants).
     """
-    return x.astype(jnp.float32) * np.float32(1.0 / divisor)
+    return x.astype(jnp.float32) * reciprocal(divisor)
 
 
 def pile_tops(state):
     """int8[5]: the top card of each discard pile, -1 where empty."""
     loc = state.loc.reshape((N_COLOURS, N_SLOTS) + state.loc.shape[1:])
     at_top = (loc == pile_top_code(state.pile_size[:, None])) & (state.pile_size[:, None] > 0)
-    ids = _shaped(jnp.arange(N_CARDS, dtype=jnp.int8), (N_COLOURS, N_SLOTS), state.to_move)
+    ids = shaped(jnp.arange(N_CARDS, dtype=jnp.int8), (N_COLOURS, N_SLOTS), state.to_move)
     return jnp.sum(jnp.where(at_top, ids + 1, 0), axis=1).astype(jnp.int8) - 1
 
 

@@ -40,7 +40,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from lost_cities.game.cards import N_CARDS, N_COLOURS, N_HANDSHAKE_SLOTS, N_SLOTS
+from lost_cities.game.cards import N_CARDS, N_COLOURS, N_SLOTS, slot_rank
 from lost_cities.game.engine import (
     LOC_EXPEDITION,
     LOC_HAND,
@@ -48,30 +48,26 @@ from lost_cities.game.engine import (
     LOC_PILE,
     board_score,
     seat_view,
+    shaped,
 )
 from lost_cities.game.match import N_ROUNDS
 from lost_cities.obs.privileged import HIDDEN_DIM, hidden_information
-from lost_cities.obs.v1 import observation
+from lost_cities.obs.v1 import observation, reciprocal
 
 OBS_V2_VERSION = "v2"
 OBS_V2_DIM = 512
 PRIVILEGED_V2_DIM = OBS_V2_DIM + HIDDEN_DIM
 
 
-def _reciprocal(scale):
-    return np.float32(1.0) / np.float32(scale)
-
-
-PER_MARGIN = _reciprocal(75)
-PER_BOARD = _reciprocal(50)
-PER_COLOUR_RANKS = _reciprocal(54)  # 2 + 3 + ... + 10
-PER_ROUNDS_LEFT = _reciprocal(2)
+PER_MARGIN = reciprocal(75)
+PER_BOARD = reciprocal(50)
+PER_COLOUR_RANKS = reciprocal(54)  # 2 + 3 + ... + 10
+PER_ROUNDS_LEFT = reciprocal(2)
 # A margin m (an integer) falls in bucket i when it exceeds exactly i of these.
 MARGIN_THRESHOLDS = np.array([-50, -25, -10, -0.5, 0.5, 9.5, 24.5, 49.5], np.float32)
-N_MARGIN_BUCKETS = len(MARGIN_THRESHOLDS) + 1
 
 _SLOTS = np.tile(np.arange(N_SLOTS, dtype=np.int8), N_COLOURS)
-_RANKS = np.where(_SLOTS >= N_HANDSHAKE_SLOTS, _SLOTS - 1, 0).astype(np.float32)
+_RANKS = np.asarray(slot_rank(_SLOTS), np.float32)
 _COLOUR_SUMS = np.kron(np.eye(N_COLOURS, dtype=np.float32), np.ones((N_SLOTS, 1), np.float32))
 # Reachable ranks are summed packed: one base-64 digit per place (a colour's ranks add up
 # to 54 < 64); four digits stay below 2**24, so float32 sums them exactly.
@@ -80,14 +76,9 @@ RANK_BASE = 1 << RANK_BITS
 MY_HAND, THEIR_HAND, PILES, UNSEEN = range(4)
 
 
-def _per_game(constant, like):
-    """``constant`` with one unit axis per batch axis of ``like`` (trailing batch axes)."""
-    return constant.reshape(constant.shape + (1,) * jnp.ndim(like))
-
-
 def margin_buckets(margin):
     """float32[9]: one-hot of the margin's bucket (element-wise compares, no argmax)."""
-    above = margin > _per_game(MARGIN_THRESHOLDS, margin)
+    above = margin > shaped(MARGIN_THRESHOLDS, MARGIN_THRESHOLDS.shape, margin)
     exceeds_lower = jnp.concatenate([jnp.ones_like(above[:1]), above])
     exceeds_upper = jnp.concatenate([above, jnp.zeros_like(above[:1])])
     return (exceeds_lower & ~exceeds_upper).astype(jnp.float32)
@@ -123,8 +114,8 @@ def packed_reachable(state, player):
         ),
     )
     tops = jnp.stack([seat_view(state.exp_top, player), seat_view(state.exp_top, opponent)])
-    above = _per_game(_SLOTS.reshape(N_COLOURS, N_SLOTS), like) > tops[:, :, None]
-    ranks = (_per_game(_RANKS, like) * digit).reshape((N_COLOURS, N_SLOTS) + loc.shape[1:])
+    above = shaped(_SLOTS, (N_COLOURS, N_SLOTS), like) > tops[:, :, None]
+    ranks = (shaped(_RANKS, _RANKS.shape, like) * digit).reshape((N_COLOURS, N_SLOTS) + loc.shape[1:])
     taken = jnp.where(above, ranks, 0.0).reshape((2, N_CARDS) + loc.shape[1:])
     return jnp.moveaxis(jnp.tensordot(taken, _COLOUR_SUMS, axes=((1,), (0,))), -1, 1)
 
@@ -155,7 +146,7 @@ def match_observation(ms, player):
     packed = packed_reachable(state, player)
     mine = unpack(packed[0], (MY_HAND, PILES, UNSEEN))
     theirs = unpack(packed[1], (THEIR_HAND, PILES, UNSEEN))
-    rounds = _per_game(np.arange(N_ROUNDS), ms.round_idx)
+    rounds = shaped(np.arange(N_ROUNDS), (N_ROUNDS,), ms.round_idx)
     match_features = jnp.concatenate(
         [
             (carry_margin * PER_MARGIN)[None],
@@ -185,4 +176,3 @@ def privileged_match_observation(ms, player):
 
 
 batched_match_obs = jax.jit(jax.vmap(match_observation))
-batched_privileged_match_obs = jax.jit(jax.vmap(privileged_match_observation))

@@ -15,7 +15,7 @@ from flax import struct
 from lost_cities.envs import make as make_env
 from lost_cities.ppo.episodes import summarize
 from lost_cities.ppo.gae import per_seat_gae
-from lost_cities.ppo.network import build_network
+from lost_cities.ppo.network import build_network, masked_logits
 from lost_cities.ppo.opponent.league import init_pool, pool_metrics, refresh
 from lost_cities.ppo.rollout import Rollout
 
@@ -86,7 +86,7 @@ class Trainer:
     def loss(self, params, batch):
         ppo = self.cfg.ppo
         logits, value = self.network.apply(params, batch["obs"], batch["privileged"])
-        log_probs = jax.nn.log_softmax(jnp.where(batch["mask"], logits, -1e9))
+        log_probs = jax.nn.log_softmax(masked_logits(logits, batch["mask"]))
         logp = jnp.sum(
             jnp.where(jax.nn.one_hot(batch["action"], logits.shape[-1]) > 0, log_probs, 0.0), axis=-1
         )

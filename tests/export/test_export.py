@@ -196,6 +196,18 @@ def test_onnx_agent_acts_like_checkpoint_agent(relu_run, positions):
         assert onnx_agent.act(state, player) == jax_agent.act(state, player)
 
 
+def test_sampling_agents_need_a_key_and_sample_legal_actions(relu_run, positions):
+    run_dir, _, _, out, _ = relu_run
+    states, _, _ = positions
+    state = jax.tree_util.tree_map(lambda x: x[0], states)
+    player = int(state.to_move)
+    for agent in (agents.load(out), agents.load(run_dir)):
+        with pytest.raises(ValueError, match="greedy=False"):
+            agent.act(state, player, greedy=False)  # a fixed key would repeat one "sample"
+        samples = {agent.act(state, player, greedy=False, rng=jax.random.PRNGKey(k)) for k in range(20)}
+        assert len(samples) > 1 and all(bool(agent.env.legal_mask(state)[a]) for a in samples)
+
+
 def test_onnx_policy_plays_batched_games(relu_run, positions):
     """``agent.policy`` (the pure_callback form) picks what ``act`` picks, under vmap."""
     _, _, _, out, _ = relu_run

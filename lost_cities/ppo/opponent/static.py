@@ -1,21 +1,15 @@
-"""``opponent=static``: scripted bots, checkpoints, or the learner itself, one drawn per episode."""
+"""``opponent=static``: scripted bots, checkpoints, exported ``.onnx`` models, or the learner
+itself (``self``), one drawn per episode. Names resolve as everywhere else
+(:func:`lost_cities.evaluation.policies.resolve_policy`)."""
 
-import os
-
-from lost_cities import bots
+from lost_cities.evaluation.policies import resolve_policy
 from lost_cities.ppo.opponent import OpponentSet
 
 SELF = "self"
 
 
 def _policy(name, env):
-    if name == SELF:
-        return None
-    if os.path.isdir(name):
-        from lost_cities.agents import load
-
-        return load(name, env=env).policy
-    return bots.make(name)
+    return None if name == SELF else resolve_policy(name, env)
 
 
 class StaticOpponent:

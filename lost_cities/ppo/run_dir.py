@@ -1,0 +1,52 @@
+"""A training run's dir (written by ``lost_cities.train``) and the readers of it.
+
+| path                               | content                                                    |
+| ---------------------------------- | ---------------------------------------------------------- |
+| ``config.yaml``                    | the resolved config the run started with (``resume`` reads it) |
+| ``metrics.jsonl``                  | one JSON object per update: ``update``, ``learner/env_steps``,  |
+|                                    | episode and learner metrics, ``gates/<gate>/<metric>``     |
+| ``gates.json``                     | the latest gate results: gate name -> ``run_gates`` result |
+| ``evaluation.json``                | the closing duplicate evaluation: opponent -> results      |
+| ``checkpoints/latest``, ``/best``  | orbax checkpoints with their metadata                      |
+| ``learning_curve.png``             | this run's curves (``lost_cities.cli.report.plot_run``)    |
+| ``wandb_id.txt``, ``wandb/``       | the W&B run id and the offline W&B run                     |
+
+``lost_cities.report`` compares run dirs, ``lost_cities.export`` reads one's checkpoint
+and gates, ``lost_cities.agents.load`` its checkpoint.
+"""
+
+import json
+from pathlib import Path
+
+CONFIG_FILE = "config.yaml"
+METRICS_FILE = "metrics.jsonl"
+GATES_FILE = "gates.json"
+EVALUATION_FILE = "evaluation.json"
+LEARNING_CURVE_FILE = "learning_curve.png"
+
+
+def read_metrics(run_dir):
+    """The rows of ``metrics.jsonl`` ([] without one); a cut-off last line (a run still
+    writing, or killed mid-line) is ignored, a bad line before it is an error."""
+    path = Path(run_dir) / METRICS_FILE
+    if not path.exists():
+        return []
+    lines = [line for line in path.read_text().splitlines() if line.strip()]
+    rows = []
+    for number, line in enumerate(lines, 1):
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            if number < len(lines):
+                raise ValueError(f"{path}:{number} is not a JSON object") from None
+    return rows
+
+
+def read_gates(run_dir):
+    """``gates.json`` (name -> run_gates result); a run without one shows its final
+    ``evaluation.json`` (name -> duplicate results, no pass marks) instead; {} without either."""
+    for name in (GATES_FILE, EVALUATION_FILE):
+        path = Path(run_dir) / name
+        if path.exists():
+            return json.loads(path.read_text())
+    return {}
