@@ -29,10 +29,10 @@ class Env:
     - ``privileged(state, player)``: the critic-only observation (``privileged_dim``).
     - ``legal_mask(state)``: bool[96] of the player to move.
     - ``to_move(state)``, ``done(state)``.
-    - ``final_margin(state)``: float32[2], each seat's margin so far (the whole
-      episode's margin once done).
-    - ``potential(state)``: float32[2], each seat's margin so far plus its current
-      board-score difference, the shaping potential of SPEC §6 in points.
+    - ``final_margin(state)``: float32[2], each seat's margin so far in points: the carry
+      of the finished rounds plus the current round's board-score difference (one round:
+      the board difference). Once done it equals the terminal reward; it never jumps at a
+      round change. It is also the shaping potential ``Phi`` of SPEC §6 (``reward=shaped``).
     - ``round_state(state)``: the current round :class:`lost_cities.State`, for
       scripted policies and displays.
     - ``rounds``: how many rounds an episode has.
@@ -52,5 +52,4 @@ class Env:
     to_move: Callable[[EnvState], jax.Array]
     done: Callable[[EnvState], jax.Array]
     final_margin: Callable[[EnvState], jax.Array]
-    potential: Callable[[EnvState], jax.Array]
     round_state: Callable[[EnvState], Any]

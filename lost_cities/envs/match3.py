@@ -47,6 +47,5 @@ def make_match3() -> Env:
         to_move=lambda ms: ms.to_move,
         done=lambda ms: ms.done,
         final_margin=match_margin,
-        potential=match_margin,
         round_state=lambda ms: ms.round,
     )

@@ -28,6 +28,5 @@ def make_single_round() -> Env:
         to_move=lambda state: state.to_move,
         done=lambda state: state.done,
         final_margin=score,
-        potential=score,
         round_state=lambda state: state,
     )

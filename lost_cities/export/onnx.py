@@ -28,6 +28,7 @@ from onnx import TensorProto, helper, numpy_helper
 from lost_cities import agents
 from lost_cities.game.cards import N_ACTIONS
 from lost_cities.ppo.network import ILLEGAL_LOGIT
+from lost_cities.ppo.run_dir import GATES_FILE
 
 OPSET = 17
 IR_VERSION = 8  # readable by every onnxruntime(-web) release that supports opset 17
@@ -137,6 +138,17 @@ def run_dir_of(checkpoint):
     return None
 
 
+def checkpoint_label(checkpoint):
+    """Where the model came from, without the exporting machine's directories: the path
+    from the run's experiment dir on (``<experiment>/<run>`` or
+    ``<experiment>/<run>/checkpoints/best``, as in ``outputs/``), or a bare checkpoint
+    dir's own name."""
+    checkpoint = Path(checkpoint).absolute()
+    run_dir = run_dir_of(checkpoint)
+    base = run_dir.parent.parent if run_dir is not None else checkpoint.parent
+    return checkpoint.relative_to(base).as_posix()
+
+
 def config_digest(config):
     """sha256 of the resolved training config (canonical JSON), so a manifest names its run's settings."""
     return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
@@ -149,7 +161,7 @@ def manifest(agent, checkpoint, name):
             f"{checkpoint}: the checkpoint metadata has no training config; re-save it with lost_cities.train"
         )
     run_dir = run_dir_of(checkpoint)
-    gates = run_dir / "gates.json" if run_dir else None
+    gates = run_dir / GATES_FILE if run_dir else None
     return {
         "name": name or default_name(meta, checkpoint),
         "placeholder": False,
@@ -163,7 +175,7 @@ def manifest(agent, checkpoint, name):
         "outputs": {"probs": ["N", N_ACTIONS], "logits": ["N", N_ACTIONS]},
         "illegal_logit": ILLEGAL_LOGIT,
         "network": meta["network"],
-        "checkpoint": str(Path(checkpoint).absolute()),
+        "checkpoint": checkpoint_label(checkpoint),
         "update": meta["update"],
         "config_sha256": config_digest(meta["config"]),
         "gates": json.loads(gates.read_text()) if gates and gates.exists() else None,

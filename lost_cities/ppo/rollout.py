@@ -7,8 +7,9 @@ learner is to move again (at most twice: in a match, a round can end on the oppo
 move and the opponent may start the next);
 a finished episode is replaced in place by a pre-sampled *spare* slot. Spares are drawn
 before the scan (``env.init`` costs several engine steps) with a fresh learner seat and
-opponent, and, if the opponent starts, with its first move already played, so the
-scan never pads and never calls ``init``. An episode lasts at least 22 learner
+opponent, as dealt: where the spare's opponent starts, the same step's move loop plays
+that opening move after the reply that ended the episode (so a step plays at most three
+moves). The scan never pads and never calls ``init``. An episode lasts at least 22 learner
 decisions per round, so ``spares_needed`` spares per env always suffice.
 """
 
@@ -85,7 +86,7 @@ class Rollout:
         plies = jax.vmap(lambda s: env.round_state(s).plies)(state)
         next_state, env_reward, done = jax.vmap(env.step)(state, action)
         if self.reward.needs_potential:
-            before, after = jax.vmap(env.potential)(state), jax.vmap(env.potential)(next_state)
+            before, after = jax.vmap(env.final_margin)(state), jax.vmap(env.final_margin)(next_state)
         else:
             before = after = jnp.zeros_like(env_reward)
         reward = self.reward(env_reward, before, after, coefficient)

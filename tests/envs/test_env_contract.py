@@ -55,8 +55,8 @@ def test_shapes_and_dtypes(env):
     assert privileged.shape == (env.privileged_dim,) and privileged.dtype == jnp.float32
     mask = env.legal_mask(state)
     assert mask.shape == (N_ACTIONS,) and mask.dtype == jnp.bool_ and bool(mask.any())
-    for margin in (env.final_margin(state), env.potential(state)):
-        assert margin.shape == (2,) and margin.dtype == jnp.float32
+    margin = env.final_margin(state)
+    assert margin.shape == (2,) and margin.dtype == jnp.float32
     assert isinstance(env.round_state(state), State)
     next_state, reward, done = env.step(state, jnp.argmax(mask).astype(jnp.int32))
     assert reward.shape == (2,) and reward.dtype == jnp.float32

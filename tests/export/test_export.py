@@ -180,7 +180,7 @@ def test_manifest(relu_run):
     assert manifest["config_sha256"] == config_digest(saved)
     assert manifest["config_sha256"] != config_digest({**saved, "seed": saved["seed"] + 1})
     assert manifest["update"] == 0 and manifest["created"]
-    assert Path(manifest["checkpoint"]) == run_dir
+    assert manifest["checkpoint"] == f"{run_dir.parent.name}/{run_dir.name}"  # no machine path
     assert manifest["name"] == f"default {run_dir.name} update 0"
 
 

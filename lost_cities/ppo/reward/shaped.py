@@ -1,6 +1,6 @@
 """``reward=shaped``: tanh terminal reward plus potential-based shaping (SPEC §6).
 
-``Phi = env.potential / scale`` (carry + current board-score difference, in terminal
+``Phi = env.final_margin / scale`` (carry + current board-score difference, in terminal
 units); the shaping term ``coef * (Phi(s') - Phi(s))`` telescopes over an episode, so
 it guides credit assignment without changing which policies are optimal. ``coef``
 anneals linearly with counted learner decisions to a floor (not to zero).
