@@ -7,6 +7,7 @@ Training writes gates.json itself once gates are wired into it; this runs the sa
 import json
 import logging
 import sys
+from importlib import resources
 from pathlib import Path
 
 import jax
@@ -16,9 +17,7 @@ from lost_cities import agents
 from lost_cities.evaluation import run_gates
 
 logging.getLogger("absl").setLevel(logging.WARNING)
-gates_cfg = OmegaConf.to_container(
-    OmegaConf.load(Path(__file__).parents[2] / "conf" / "gates" / "default.yaml")
-)
+gates_cfg = OmegaConf.load(resources.files("lost_cities.conf") / "gates" / "default.yaml")
 for run in map(Path, sys.argv[1:]):
     agent = agents.load(run)
     gates = run_gates(agent.env, agent.policy, gates_cfg, jax.random.key(0))

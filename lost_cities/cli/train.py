@@ -25,30 +25,20 @@ from omegaconf import OmegaConf
 
 from lost_cities.agents import network_policy
 from lost_cities.cli import CONF
-from lost_cities.evaluation.gates import check_gates_config, gate_metrics, run_gates
+from lost_cities.evaluation.gates import gate_metrics, run_gates
 from lost_cities.ppo import config as schema
 from lost_cities.ppo.checkpoint import Checkpoints, latest_step, restore
+from lost_cities.ppo.run_dir import CONFIG_FILE, EVALUATION_FILE, GATES_FILE, METRICS_FILE, read_metrics
 from lost_cities.ppo.trainer import Trainer, num_updates
-
-CONFIG_FILE = "config.yaml"
-METRICS_FILE = "metrics.jsonl"
-GATES_FILE = "gates.json"  # the latest gate results: gate name -> run_gates result
 
 
 def _floats(metrics):
     return {k: float(v) for k, v in jax.device_get(metrics).items() if math.isfinite(float(v))}
 
 
-def read_rows(run_dir):
-    path = Path(run_dir) / METRICS_FILE
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
 def _truncate_rows(run_dir, last_update):
     """Keep the rows up to the checkpointed update (a killed run may have written more)."""
-    rows = [row for row in read_rows(run_dir) if row["update"] <= last_update]
+    rows = [row for row in read_metrics(run_dir) if row["update"] <= last_update]
     (Path(run_dir) / METRICS_FILE).write_text("".join(json.dumps(row) + "\n" for row in rows))
 
 
@@ -98,12 +88,9 @@ def _prepare(cfg, run_dir):
 
 
 def train(cfg, run_dir, progress=None):
-    """Train to ``ppo.total_steps``; returns ``(trainer, state, run_dir)``."""
+    """Train to ``ppo.total_decisions``; returns ``(trainer, state, run_dir)``."""
     cfg, run_dir = _prepare(cfg, run_dir)
-    schema.validate(cfg)
-    check_gates_config(cfg.gates)
-    if cfg.gates.every_updates < 0:
-        raise ValueError("gates.every_updates must be >= 0 (0: gate only at the last update)")
+    schema.validate(cfg)  # every group, gates included, before anything is built
     trainer = Trainer.from_config(cfg)
     state = trainer.init(cfg.seed)
     if cfg.resume is not None:
@@ -188,38 +175,10 @@ def _progress_bar(cfg, start, total):
 
 
 def plot_learning_curve(run_dir):
-    """``learning_curve.png``: win rates, margin and losses against env steps."""
-    import matplotlib
+    """``learning_curve.png``: the run's win rates, margin and losses (and gates) against env steps."""
+    from lost_cities.cli.report import plot_run  # matplotlib only when plotting
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    rows = read_rows(run_dir)
-    steps = [row.get("learner/env_steps", row["update"]) for row in rows]
-    panels = [
-        (
-            "win rate",
-            [k for k in rows[-1] if k.startswith("episode/") and k.endswith("/win")]
-            + ["episode/win_vs_fixed"],
-        ),
-        ("margin (points)", ["episode/margin"]),
-        ("losses", ["learner/policy_loss", "learner/value_loss", "learner/entropy"]),
-    ]
-    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.5))
-    for ax, (title, keys) in zip(axes, panels, strict=True):
-        for key in keys:
-            xs = [s for s, row in zip(steps, rows, strict=True) if key in row]
-            ys = [row[key] for row in rows if key in row]
-            if ys:
-                ax.plot(xs, ys, label=key.removeprefix("episode/").removeprefix("learner/"))
-        ax.set_title(title)
-        ax.set_xlabel("env steps")
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    path = Path(run_dir) / "learning_curve.png"
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return plot_run(run_dir)
 
 
 def evaluate(trainer, state, run_dir):
@@ -243,7 +202,7 @@ def evaluate(trainer, state, run_dir):
             jax.random.PRNGKey(0),
             batch_size=cfg.batch_size,
         )
-    (Path(run_dir) / "evaluation.json").write_text(json.dumps(results, indent=1))
+    (Path(run_dir) / EVALUATION_FILE).write_text(json.dumps(results, indent=1))
     return results
 
 
@@ -258,13 +217,13 @@ def main(cfg):
         for name, r in results.items()
         for key in ("win_rate", "win_rate_lower", "margin_mean")
     }
-    summary.update({k: v for k, v in read_rows(run_dir)[-1].items() if k.startswith("gates/")})
+    summary.update({k: v for k, v in read_metrics(run_dir)[-1].items() if k.startswith("gates/")})
     logger.summary(summary)
     logger.finish()
     print(f"\nrun dir: {run_dir}")
     print(f"  config: {run_dir / CONFIG_FILE}\n  metrics: {run_dir / METRICS_FILE}\n  plot: {plot}")
     print(f"  checkpoints: {run_dir / 'checkpoints'} (latest, best)")
-    print(f"  evaluation: {run_dir / 'evaluation.json'}")
+    print(f"  evaluation: {run_dir / EVALUATION_FILE}")
     for name, r in results.items():
         print(
             f"  vs {name:>14}: win {r['win_rate']:.3f} "

@@ -17,6 +17,9 @@ and any arrays bound in a ``Partial`` (network parameters) are traced, so evalua
 new parameters of the same network does not recompile.
 """
 
+import inspect
+from typing import TypedDict, get_type_hints
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -27,37 +30,82 @@ from lost_cities.game.cards import MAX_STEPS, N_DRAW_SOURCES
 
 SCHEMA_VERSION = 1
 
-RESULTS_SCHEMA = """\
-Results of :func:`duplicate_evaluate` (schema_version 1); all from policy A's side.
 
-- ``schema_version`` int; ``env`` str; ``deals`` int; ``games`` int (= 2 * deals).
-- ``wins``, ``draws``, ``losses`` int: games by the sign of A's final margin.
-- ``win_rate`` float: ``(wins + draws / 2) / games`` (a draw is half a win), with
-  ``win_rate_lower`` / ``win_rate_upper``: its Wilson 95% interval over the games.
-  The two games of a deal are not independent; duplicate pairing makes them
-  negatively correlated, so treating them as independent errs on the wide side.
-- ``draw_rate`` float: ``draws / games``.
-- ``margin_mean`` float: A's mean final margin in points, with ``margin_lower`` /
-  ``margin_upper``: a normal 95% interval over the per-deal means of the two games
-  (the deals are the independent units); ``None`` with fewer than two deals.
-- ``plies_per_round`` float: mean placements per round over all rounds played.
-- ``max_steps_rate`` float: fraction of rounds that ended by hitting ``MAX_STEPS``.
-- ``pile_draws_per_round_a`` / ``pile_draws_per_round_b`` float: discard-pile
-  draws per round by A / by B (stalling shows up here first).
-- ``max_steps_games`` int: games with at least one such round.
-- ``natural_games`` int: games in which no round hit ``MAX_STEPS``;
-  ``natural_win_rate`` (``None`` when there are none) with ``natural_win_rate_lower``
-  / ``natural_win_rate_upper`` (Wilson) over those games only.
-- ``seat0_win_rate``, ``seat1_win_rate`` float: A's win rate in each seat.
-- ``rounds`` list, one dict per round of the env (1 for single_round, 3 for match3):
-  ``round`` int (1-based), ``margin_mean`` / ``margin_lower`` / ``margin_upper``
-  (A's points margin of that round alone, interval as above), ``plies_mean`` float,
-  ``max_steps_rate`` float.
+class RoundResults(TypedDict):
+    """One round of :class:`Results` ``rounds``."""
 
-``lost_cities.evaluate`` / ``tournament`` add ``agent``, ``opponent``, ``bank`` (str),
-``seed`` (int) and ``seconds`` (float, wall time of the games); ``run_gates`` adds
-``opponent``, ``checks`` and ``passed``.
-"""
+    round: int
+    margin_mean: float
+    margin_lower: float | None
+    margin_upper: float | None
+    plies_mean: float
+    max_steps_rate: float
+
+
+class Results(TypedDict):
+    """Results of :func:`duplicate_evaluate` (schema_version 1); all from policy A's side.
+
+    - ``schema_version`` int; ``env`` str; ``deals`` int; ``games`` int (= 2 * deals).
+    - ``wins``, ``draws``, ``losses`` int: games by the sign of A's final margin.
+    - ``win_rate`` float: ``(wins + draws / 2) / games`` (a draw is half a win), with
+      ``win_rate_lower`` / ``win_rate_upper``: its Wilson 95% interval over the games.
+      The two games of a deal are not independent; duplicate pairing makes them
+      negatively correlated, so treating them as independent errs on the wide side.
+    - ``draw_rate`` float: ``draws / games``.
+    - ``margin_mean`` float: A's mean final margin in points, with ``margin_lower`` /
+      ``margin_upper``: a normal 95% interval over the per-deal means of the two games
+      (the deals are the independent units); ``None`` with fewer than two deals.
+    - ``plies_per_round`` float: mean placements per round over all rounds played.
+    - ``max_steps_rate`` float: fraction of rounds that ended by hitting ``MAX_STEPS``.
+    - ``pile_draws_per_round_a`` / ``pile_draws_per_round_b`` float: discard-pile
+      draws per round by A / by B (stalling shows up here first).
+    - ``max_steps_games`` int: games with at least one such round.
+    - ``natural_games`` int: games in which no round hit ``MAX_STEPS``;
+      ``natural_win_rate`` (``None`` when there are none) with ``natural_win_rate_lower``
+      / ``natural_win_rate_upper`` (Wilson) over those games only.
+    - ``seat0_win_rate``, ``seat1_win_rate`` float: A's win rate in each seat.
+    - ``rounds`` list, one dict per round of the env (1 for single_round, 3 for match3):
+      ``round`` int (1-based), ``margin_mean`` / ``margin_lower`` / ``margin_upper``
+      (A's points margin of that round alone, interval as above), ``plies_mean`` float,
+      ``max_steps_rate`` float.
+
+    ``lost_cities.evaluate`` / ``tournament`` add ``agent``, ``opponent``, ``bank`` (str),
+    ``seed`` (int) and ``seconds`` (float, wall time of the games); ``run_gates`` adds
+    ``opponent``, ``checks`` and ``passed``.
+    """
+
+    schema_version: int
+    env: str
+    deals: int
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    win_rate: float
+    win_rate_lower: float
+    win_rate_upper: float
+    draw_rate: float
+    margin_mean: float
+    margin_lower: float | None
+    margin_upper: float | None
+    plies_per_round: float
+    max_steps_rate: float
+    pile_draws_per_round_a: float
+    pile_draws_per_round_b: float
+    max_steps_games: int
+    natural_games: int
+    natural_win_rate: float | None
+    natural_win_rate_lower: float
+    natural_win_rate_upper: float
+    seat0_win_rate: float
+    seat1_win_rate: float
+    rounds: list[RoundResults]
+
+
+RESULTS_SCHEMA = inspect.cleandoc(Results.__doc__)
+# The rates, means and bounds of a result (its float fields; counts are not): what a gate
+# may bound and what training logs of each gate.
+RESULT_METRICS = tuple(key for key, kind in get_type_hints(Results).items() if kind in (float, float | None))
 
 
 def _as_partial(policy):
@@ -204,7 +252,7 @@ def _rate(successes, n):
     return successes / n if n else None, low, high
 
 
-def summarise(games, env_name):
+def summarise(games, env_name) -> Results:
     """The documented results dict (``RESULTS_SCHEMA``) from :func:`play_duplicate`'s arrays."""
     margin = games["margin_a"]
     n_games = margin.size
@@ -259,7 +307,9 @@ def summarise(games, env_name):
     }
 
 
-def duplicate_evaluate(env, policy_a, policy_b, deck_orders, coins, key, batch_size=1000, progress=None):
+def duplicate_evaluate(
+    env, policy_a, policy_b, deck_orders, coins, key, batch_size=1000, progress=None
+) -> Results:
     """Play every deal twice with seats swapped and summarise from A's side (see ``RESULTS_SCHEMA``).
 
     ``deck_orders int32[n, 3, 60]`` and ``coins int32[n, 3]`` usually come from

@@ -1,16 +1,33 @@
 """The training config schema (structured configs registered in Hydra's ConfigStore).
 
-Every group option's yaml in ``conf/`` starts from one of these dataclasses
-(``defaults: [schema_<name>]``), so an unknown key or a wrong type fails when Hydra
+One source of truth: every value, and every ``_target_`` (the class a group option
+builds), is in the YAML under ``conf/``; these dataclasses hold only the types, the
+required markers (``MISSING``: a YAML must set it) and the value checks. A group option's
+yaml starts from its schema (``defaults: [schema_<name>]``; ``gates`` has one schema and
+is typed by ``TrainConfig.gates``), so an unknown key or a wrong type fails when Hydra
 composes the config, and :func:`validate` (``OmegaConf.to_object``, which runs each
-``__post_init__``) rejects bad values before anything is built.
+``__post_init__``) rejects missing and bad values before anything is built.
+
+| config                         | schema                                             |
+| ------------------------------ | -------------------------------------------------- |
+| ``conf/config.yaml``           | ``TrainConfig``, ``CheckpointConfig``, ``EvaluationConfig`` |
+| ``conf/env/*.yaml``            | ``EnvConfig``                                      |
+| ``conf/reward/{tanh,shaped}``  | ``TanhRewardConfig``, ``ShapedRewardConfig``       |
+| ``conf/critic/{shared,omniscient}`` | ``SharedCriticConfig``, ``OmniscientCriticConfig`` |
+| ``conf/opponent/{static,league}``   | ``StaticOpponentConfig``, ``LeagueOpponentConfig`` |
+| ``conf/ppo/default.yaml``      | ``PPOConfig``                                      |
+| ``conf/network/mlp.yaml``      | ``NetworkConfig``                                  |
+| ``conf/logger/{wandb,none}``   | ``WandbLoggerConfig``, ``NoneLoggerConfig``        |
+| ``conf/gates/*.yaml``          | ``lost_cities.evaluation.gates.GatesConfig``       |
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING, OmegaConf
+
+from lost_cities.evaluation.gates import GatesConfig
 
 
 def _require(condition, message):
@@ -23,18 +40,18 @@ class EnvConfig:
     name: str = MISSING
 
     def __post_init__(self):
-        from lost_cities.envs import _REGISTRY
+        from lost_cities.envs import names
 
         _require(
-            self.name in _REGISTRY,
-            f"env.name={self.name!r} is not an environment; choose one of {sorted(_REGISTRY)}",
+            self.name in names(),
+            f"env.name={self.name!r} is not an environment; choose one of {names()}",
         )
 
 
 @dataclass
 class TanhRewardConfig:
-    _target_: str = "lost_cities.ppo.reward.tanh.TanhReward"
-    scale: float = 40.0
+    _target_: str = MISSING
+    scale: float = MISSING
 
     def __post_init__(self):
         _require(self.scale > 0, f"reward.scale must be > 0 (got {self.scale}); SPEC §6 suggests 30..50")
@@ -42,10 +59,10 @@ class TanhRewardConfig:
 
 @dataclass
 class ShapedRewardConfig(TanhRewardConfig):
-    _target_: str = "lost_cities.ppo.reward.shaped.ShapedReward"
-    coef: float = 0.1
-    floor: float = 0.02
-    anneal_decisions: int = 2_000_000
+    _target_: str = MISSING
+    coef: float = MISSING
+    floor: float = MISSING
+    anneal_decisions: int = MISSING
 
     def __post_init__(self):
         super().__post_init__()
@@ -58,8 +75,8 @@ class ShapedRewardConfig(TanhRewardConfig):
 
 @dataclass
 class SharedCriticConfig:
-    _target_: str = "lost_cities.ppo.critic.shared.SharedCritic"
-    gae_lambda: float = 0.98
+    _target_: str = MISSING
+    gae_lambda: float = MISSING
 
     def __post_init__(self):
         _require(0 < self.gae_lambda < 1, f"critic.gae_lambda must be in (0, 1) (got {self.gae_lambda})")
@@ -67,9 +84,9 @@ class SharedCriticConfig:
 
 @dataclass
 class OmniscientCriticConfig(SharedCriticConfig):
-    _target_: str = "lost_cities.ppo.critic.omniscient.OmniscientCritic"
-    gae_lambda: float = 0.95
-    hidden: list[int] = field(default_factory=lambda: [256, 256])
+    _target_: str = MISSING
+    gae_lambda: float = MISSING
+    hidden: list[int] = MISSING
 
 
 def _check_weights(policies, weights, others=0.0):
@@ -83,9 +100,9 @@ def _check_weights(policies, weights, others=0.0):
 
 @dataclass
 class StaticOpponentConfig:
-    _target_: str = "lost_cities.ppo.opponent.static.StaticOpponent"
-    policies: list[str] = field(default_factory=lambda: ["random", "discard_only", "self"])
-    weights: list[float] | None = None
+    _target_: str = MISSING
+    policies: list[str] = MISSING
+    weights: list[float] | None = MISSING
 
     def __post_init__(self):
         _require(len(self.policies) > 0, "opponent.policies must name at least one opponent")
@@ -96,12 +113,12 @@ class StaticOpponentConfig:
 class LeagueOpponentConfig:
     """``static``'s fixed mix plus ``league`` (a past snapshot), drawn with ``league_weight``."""
 
-    _target_: str = "lost_cities.ppo.opponent.league.LeagueOpponent"
-    policies: list[str] = field(default_factory=lambda: ["random", "discard_only", "self"])
-    weights: list[float] | None = None
-    league_weight: float = 1.0
-    pool_size: int = 8
-    snapshot_every_updates: int = 20
+    _target_: str = MISSING
+    policies: list[str] = MISSING
+    weights: list[float] | None = MISSING
+    league_weight: float = MISSING
+    pool_size: int = MISSING
+    snapshot_every_updates: int = MISSING
 
     def __post_init__(self):
         _require(
@@ -123,22 +140,28 @@ class LeagueOpponentConfig:
 
 @dataclass
 class PPOConfig:
-    num_envs: int = 256
-    rollout_length: int = 32
-    total_steps: int = 3_000_000
-    epochs: int = 2
-    minibatches: int = 4
-    lr: float = 3e-4
-    anneal_lr: bool = True
-    gamma: float = 1.0
-    gae_lambda: float | None = None  # None: the critic's default (SPEC §6)
-    clip_eps: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
+    num_envs: int = MISSING
+    rollout_length: int = MISSING
+    total_decisions: int = MISSING  # learner decisions in the run (env steps are ~1.65x: replies)
+    epochs: int = MISSING
+    minibatches: int = MISSING
+    lr: float = MISSING
+    anneal_lr: bool = MISSING
+    gamma: float = MISSING
+    gae_lambda: float | None = MISSING  # None: the critic's default (SPEC §6)
+    clip_eps: float = MISSING
+    ent_coef: float = MISSING
+    vf_coef: float = MISSING
+    max_grad_norm: float = MISSING
+    total_steps: int | None = None  # renamed ppo.total_decisions; set, it is an error naming the new key
 
     def __post_init__(self):
-        for name in ("num_envs", "rollout_length", "total_steps", "epochs", "minibatches"):
+        _require(
+            self.total_steps is None,
+            f"ppo.total_steps={self.total_steps}: renamed ppo.total_decisions (it counts learner "
+            "decisions, not env steps); write ppo.total_decisions instead",
+        )
+        for name in ("num_envs", "rollout_length", "total_decisions", "epochs", "minibatches"):
             _require(getattr(self, name) > 0, f"ppo.{name} must be > 0 (got {getattr(self, name)})")
         batch = self.num_envs * self.rollout_length
         _require(
@@ -146,7 +169,8 @@ class PPOConfig:
             f"ppo.minibatches={self.minibatches} must divide num_envs*rollout_length={batch}",
         )
         _require(
-            self.total_steps >= batch, f"ppo.total_steps={self.total_steps} is less than one update ({batch})"
+            self.total_decisions >= batch,
+            f"ppo.total_decisions={self.total_decisions} is less than one update ({batch})",
         )
         _require(
             self.gae_lambda is None or 0 < self.gae_lambda < 1,
@@ -162,8 +186,8 @@ ACTIVATIONS = ("relu", "tanh", "gelu")
 
 @dataclass
 class NetworkConfig:
-    hidden: list[int] = field(default_factory=lambda: [256, 256])
-    activation: str = "relu"
+    hidden: list[int] = MISSING
+    activation: str = MISSING
 
     def __post_init__(self):
         _require(len(self.hidden) > 0 and min(self.hidden) > 0, "network.hidden needs positive layer widths")
@@ -175,11 +199,11 @@ class NetworkConfig:
 
 @dataclass
 class WandbLoggerConfig:
-    _target_: str = "lost_cities.ppo.logger.wandb.WandbLogger"
-    project: str = "lost-cities"
-    entity: str | None = None
-    mode: str = "offline"
-    tags: list[str] = field(default_factory=list)
+    _target_: str = MISSING
+    project: str = MISSING
+    entity: str | None = MISSING
+    mode: str = MISSING
+    tags: list[str] = MISSING
 
     def __post_init__(self):
         _require(
@@ -190,14 +214,14 @@ class WandbLoggerConfig:
 
 @dataclass
 class NoneLoggerConfig:
-    _target_: str = "lost_cities.ppo.logger.none.NoneLogger"
+    _target_: str = MISSING
 
 
 @dataclass
 class CheckpointConfig:
-    every_updates: int = 25
-    max_to_keep: int = 2
-    best_metric: str = "episode/win"
+    every_updates: int = MISSING
+    max_to_keep: int = MISSING
+    best_metric: str = MISSING
 
     def __post_init__(self):
         _require(
@@ -210,9 +234,9 @@ class CheckpointConfig:
 class EvaluationConfig:
     """The short duplicate evaluation printed at the end of a run."""
 
-    deals: int = 200
-    opponents: list[str] = field(default_factory=lambda: ["random", "discard_only"])
-    batch_size: int = 200
+    deals: int = MISSING
+    opponents: list[str] = MISSING
+    batch_size: int = MISSING
 
 
 @dataclass
@@ -224,13 +248,13 @@ class TrainConfig:
     ppo: PPOConfig = MISSING
     network: NetworkConfig = MISSING
     logger: Any = MISSING
-    checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
-    evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
-    gates: Any = MISSING  # conf/gates/: checked by lost_cities.evaluation.gates.check_gates_config
-    experiment_name: str = "default"
-    seed: int = 0
-    resume: str | None = None
-    progress: bool = True
+    checkpoint: CheckpointConfig = MISSING
+    evaluation: EvaluationConfig = MISSING
+    gates: GatesConfig = MISSING
+    experiment_name: str = MISSING
+    seed: int = MISSING
+    resume: str | None = MISSING
+    progress: bool = MISSING
 
     def __post_init__(self):
         if isinstance(self.opponent, LeagueOpponentConfig):

@@ -33,7 +33,7 @@ class TrainState:
 
 
 def num_updates(ppo):
-    return ppo.total_steps // (ppo.num_envs * ppo.rollout_length)
+    return ppo.total_decisions // (ppo.num_envs * ppo.rollout_length)
 
 
 @dataclass

@@ -3,6 +3,7 @@
 import hashlib
 import json
 from importlib import resources
+from typing import get_origin, get_type_hints
 
 import jax
 import jax.numpy as jnp
@@ -25,6 +26,7 @@ from lost_cities.evaluation import (
     wilson_interval,
 )
 from lost_cities.evaluation.carry import carry_probe, round3_start, trend
+from lost_cities.evaluation.duplicate import RESULT_METRICS, Results, RoundResults
 from lost_cities.game.engine import legal_action_mask, reset_from_order
 from lost_cities.game.match import MatchState
 
@@ -236,6 +238,15 @@ def test_results_follow_the_documented_schema():
     assert results["games"] == 8 == results["wins"] + results["draws"] + results["losses"]
     assert sum(r["margin_mean"] for r in results["rounds"]) == pytest.approx(results["margin_mean"])
     assert [r["round"] for r in results["rounds"]] == [1, 2, 3]
+
+
+def test_the_typed_results_are_the_schema_and_their_floats_the_gate_metrics():
+    def runtime(kind):  # the type a value has when present (None only where too few games)
+        return float if kind == float | None else get_origin(kind) or kind
+
+    assert {key: runtime(kind) for key, kind in get_type_hints(Results).items()} == SCHEMA
+    assert {key: runtime(kind) for key, kind in get_type_hints(RoundResults).items()} == ROUND_SCHEMA
+    assert set(RESULT_METRICS) == {key for key, kind in SCHEMA.items() if kind is float}
 
 
 def test_an_illegal_action_is_a_clear_error():

@@ -36,7 +36,7 @@ TOLERANCE = 1e-5
 def make_trainer(activation):
     """The Trainer of a match3 run with a [64, 32] ``activation`` network."""
     overrides = ["env=match3", "logger=none", "network.hidden=[64,32]", f"network.activation={activation}"]
-    overrides += ["ppo.num_envs=2", "ppo.rollout_length=4", "ppo.total_steps=8", "ppo.minibatches=1"]
+    overrides += ["ppo.num_envs=2", "ppo.rollout_length=4", "ppo.total_decisions=8", "ppo.minibatches=1"]
     with initialize_config_module(config_module="lost_cities.conf", version_base=None):
         return Trainer.from_config(schema.validate(compose("config", overrides=overrides)))
 

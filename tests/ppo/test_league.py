@@ -2,7 +2,7 @@
 the rollout (legal, never training rows) and resume equivalence with the pool.
 
 One tiny league config (a pool of 2, refreshed every 2 updates) shared by every test;
-without lr annealing its update compiles to the same program whatever ``total_steps``,
+without lr annealing its update compiles to the same program whatever ``total_decisions``,
 so the stepped updates and the runs share one compile (the persistent compilation cache).
 """
 
@@ -34,7 +34,7 @@ LEAGUE = [
     "progress=false",
     "ppo.num_envs=8",
     "ppo.rollout_length=16",
-    f"ppo.total_steps={UPDATES * 8 * 16}",
+    f"ppo.total_decisions={UPDATES * 8 * 16}",
     "ppo.epochs=1",
     "ppo.anneal_lr=false",
     "ppo.minibatches=1",

@@ -28,7 +28,7 @@ TINY = [
     "progress=false",
     "ppo.num_envs=8",
     "ppo.rollout_length=128",
-    "ppo.total_steps=3072",  # 3 updates
+    "ppo.total_decisions=3072",  # 3 updates
     "ppo.epochs=1",
     "ppo.minibatches=1",
     "network.hidden=[16]",
@@ -119,6 +119,10 @@ def test_every_combination_composes_and_builds_an_update(combo):
         ("ppo.minibatches=7", "must divide"),
         ("reward.scale=-1", "reward.scale"),
         ("env.name=chess", "env.name"),
+        ("ppo.total_steps=3000000", "renamed ppo.total_decisions"),
+        ("gates.bank=v9", "gates.bank"),
+        ("gates.every_updates=-1", "gates.every_updates"),
+        ("gates.gates.random.deals=0", "deals must be > 0"),
     ],
 )
 def test_bad_override_fails_with_a_clear_message(override, message):
@@ -292,9 +296,9 @@ def _train(overrides, run_dir, progress=None):
 
 
 def _rows(run_dir):
-    from lost_cities.cli.train import read_rows
+    from lost_cities.ppo.run_dir import read_metrics
 
-    return [{k: v for k, v in row.items() if not k.startswith("time/")} for row in read_rows(run_dir)]
+    return [{k: v for k, v in row.items() if not k.startswith("time/")} for row in read_metrics(run_dir)]
 
 
 class Interrupt(Exception):
