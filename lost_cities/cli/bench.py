@@ -82,7 +82,8 @@ def _match_game():
 
 
 GAMES = {"round": _round_game, "match": _match_game}
-assert _round_game().redeal_every <= DECK_DRAWS and _match_game().redeal_every <= N_ROUNDS * DECK_DRAWS
+# Plies of the shortest game of each kind: a round ends on its last deck draw.
+SHORTEST_GAME = {"round": DECK_DRAWS, "match": N_ROUNDS * DECK_DRAWS}
 
 
 def _redeal_finished(state, spare, live, batch_axis):

@@ -23,6 +23,12 @@ def test_bench_prints_rates_and_the_observation_cost_ratio(capsys):
     assert float(printed["obs_v2_cost_ratio"]) == pytest.approx(v2 / v1, abs=0.01)
 
 
+@pytest.mark.parametrize("name", sorted(bench.GAMES))
+def test_spares_are_refilled_within_the_shortest_game(name):
+    """A game re-dealt from the spare must not finish again before the next refill."""
+    assert 0 < bench.GAMES[name]().redeal_every <= bench.SHORTEST_GAME[name]
+
+
 def test_finished_games_are_replaced_by_fresh_deals_and_live_ones_kept():
     game = bench.GAMES["round"]()
     state = game.deal(jax.random.PRNGKey(0), 8)

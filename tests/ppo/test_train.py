@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from hydra import compose, initialize_config_module
-from omegaconf import OmegaConf
+from omegaconf import OmegaConf, open_dict
 
 from lost_cities.ppo import config as schema
 from lost_cities.ppo.episodes import EpisodeStats, FinishedEpisode, summarize
@@ -332,7 +332,36 @@ def full_run(tmp_path_factory):
     return trainer, state, run_dir
 
 
-def test_tiny_update_runs_and_learns_something(full_run):
+def test_one_update_moves_the_policy_toward_the_advantage_and_the_value_toward_the_return(shared_trainer):
+    """Learning, measured outside the loss: the update's own batch (the rollout replayed
+    with the update's key) scored before the update and a tenth of the way along it.
+
+    A tenth: Adam's first step moves every weight by about the learning rate, which can
+    overshoot the critic's targets; the direction is what the loss and its gradient decide."""
+    t = shared_trainer
+    before = t.init(0)
+    after, _ = jax.jit(t.update)(before)
+    _, k_rollout, _ = jax.random.split(before.key, 3)
+    coefficient = t.reward.coefficient(before.decisions)
+    _, rows, _, bootstrap = jax.jit(t.rollout.run)(before.params, before.slots, k_rollout, coefficient)
+    advantage, returns = per_seat_gae(
+        rows.value, rows.mover, rows.reward, rows.done, bootstrap, t.cfg.ppo.gamma, t.gae_lambda
+    )
+
+    def score(params):
+        logits, value = t.network.apply(params, rows.obs, rows.privileged)
+        log_probs = jax.nn.log_softmax(jnp.where(rows.mask, logits, -jnp.inf))
+        return jnp.take_along_axis(log_probs, rows.action[..., None], axis=-1)[..., 0], value
+
+    logp_before, value_before = score(before.params)
+    logp_after, value_after = score(jax.tree.map(lambda a, b: a + 0.1 * (b - a), before.params, after.params))
+    np.testing.assert_allclose(logp_before, rows.logp, atol=1e-4)  # the batch the update saw
+    normalized = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+    assert float(jnp.mean(normalized * (logp_after - logp_before))) > 0
+    assert float(jnp.mean((value_after - returns) ** 2)) < float(jnp.mean((value_before - returns) ** 2))
+
+
+def test_tiny_run_writes_finite_metrics_from_the_rollout_policy_and_anneals_lr(full_run):
     _, state, run_dir = full_run
     rows = _rows(run_dir)
     assert [row["update"] for row in rows] == [1, 2, 3]
@@ -375,8 +404,12 @@ def test_resume_after_an_interruption_matches_an_uninterrupted_run(full_run, tmp
     )
 
 
-def test_resume_without_a_checkpoint_fails_clearly(tmp_path):
-    with pytest.raises(FileNotFoundError, match="config.yaml"):
+def test_resume_without_a_config_or_a_checkpoint_fails_clearly(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no config.yaml there"):
+        _train([*SHARED, f"resume={tmp_path}"], "unused")
+    # A run dir that was started (its config is written) but has no checkpoint yet.
+    (tmp_path / "config.yaml").write_text(OmegaConf.to_yaml(make_cfg(SHARED), resolve=True))
+    with pytest.raises(FileNotFoundError, match="no checkpoint yet"):
         _train([*SHARED, f"resume={tmp_path}"], "unused")
 
 
@@ -403,15 +436,29 @@ def test_agent_loads_from_the_run_dir_and_checks_the_observation(full_run):
 
 
 def test_gates_run_during_training_and_land_in_metrics_and_gates_json(tmp_path):
-    _, _, run_dir, logger = _train(SHARED, tmp_path)
+    # Beside the smoke gate (a bound every result meets), one no result can meet. A new
+    # gate is a yaml merge (OmegaConf builds no typed gate from a command-line dict).
+    from lost_cities.cli.train import train
+
+    cfg = make_cfg(SHARED)
+    never = {"opponent": "random", "deals": 4, "min": {"win_rate": 1.01}}
+    with open_dict(cfg):
+        cfg.gates = OmegaConf.merge(cfg.gates, {"gates": {"never": never}})
+    _, _, run_dir, logger = train(cfg, tmp_path)
     logger.finish()
     rows = _rows(run_dir)
     gated = [row["update"] for row in rows if "gates/random/win_rate" in row]
     assert gated == [2, 3]  # every 2 updates, and the last one
     gates = json.loads((run_dir / "gates.json").read_text())
-    assert set(gates) == {"random"} and gates["random"]["deals"] == 4
-    assert gates["random"]["passed"] == (gates["random"]["win_rate_lower"] >= 0.0)
+    assert set(gates) == {"random", "never"} and gates["random"]["deals"] == 4
+    assert gates["random"]["checks"] == {"win_rate_lower >= 0.0": True} and gates["random"]["passed"]
+    assert gates["never"]["checks"] == {"win_rate >= 1.01": False} and not gates["never"]["passed"]
     assert rows[-1]["gates/random/win_rate"] == gates["random"]["win_rate"]
+    assert (rows[-1]["gates/random/passed"], rows[-1]["gates/never/passed"], rows[-1]["gates/passed"]) == (
+        1,
+        0,
+        0.5,
+    )
 
 
 def test_a_bad_gates_config_fails_before_training(tmp_path):
