@@ -1,4 +1,24 @@
-"""Lost Cities RL: a pure-JAX rules engine, agents and training (see SPEC.md)."""
+"""Lost Cities RL: a pure-JAX rules engine, agents and training (the contract: SPEC.md).
+
+This module re-exports the public engine API of SPEC §5 (``reset``, ``step``,
+``match_reset``, ``match_step``, observations and their ``batched_*`` forms). The
+package is layered; a layer imports only the ones above it in this table, except that
+``evaluation.policies`` loads a checkpoint or ``.onnx`` opponent through ``agents``
+(lazily, when given a path):
+
+| package                  | contract                                                       |
+| ------------------------ | -------------------------------------------------------------- |
+| ``lost_cities.game``     | the rules: cards and actions, one round, the 3-round match     |
+| ``lost_cities.obs``      | observations v1 (round), v2 (match), privileged (critic only)  |
+| ``lost_cities.envs``     | ``Env``: the one interface above the rules; ``make(name)``     |
+| ``lost_cities.bots``     | scripted opponents, ``policy(state, rng) -> action``           |
+| ``lost_cities.evaluation`` | duplicate evaluation, deal banks, gates, the carry probe     |
+| ``lost_cities.ppo``      | training: config schema, rollout, GAE, trainer, checkpoints    |
+| ``lost_cities.agents``   | trained agents without the training code: ``agents.load``      |
+| ``lost_cities.export``   | a policy as ONNX plus manifest for the web client              |
+| ``lost_cities.cli``      | the entry points (``python -m lost_cities.<verb>``)            |
+| ``lost_cities.conf``     | the Hydra configs (``conf/`` in the checkout, in the wheel)    |
+"""
 
 from lost_cities.game.cards import MAX_STEPS, N_ACTIONS
 from lost_cities.game.engine import (

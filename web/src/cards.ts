@@ -1,4 +1,4 @@
-/** Card and action encodings (SPEC §4), identical to lost_cities/cards.py. */
+/** Card and action encodings (SPEC §4), identical to lost_cities/game/cards.py. */
 
 export const N_COLOURS = 5;
 export const N_SLOTS = 12; // per colour: slots 0..2 handshakes, slots 3..11 numbers 2..10

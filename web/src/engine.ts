@@ -1,5 +1,5 @@
 /**
- * One round of Lost Cities (SPEC §2, §4), mirroring lost_cities/engine.py field by field
+ * One round of Lost Cities (SPEC §2, §4), mirroring lost_cities/game/engine.py field by field
  * (same loc codes, same expedition summaries) so that the observation is a direct
  * transcription and the parity fixture can compare states exactly.
  */

@@ -1,6 +1,6 @@
 /**
  * The log of played games: one JSON object per finished match, in the project's action
- * encoding, read back by `python -m lost_cities.replay` (lost_cities/replay.py documents
+ * encoding, read back by `python -m lost_cities.replay` (lost_cities/cli/replay.py documents
  * the fields; LOG_VERSION must match its LOG_VERSION). `opponent` and `hints` are
  * additions the replay ignores (older logs lack them), so the version stays 1.
  */

@@ -1,5 +1,5 @@
 /**
- * The 3-round match (SPEC §3), mirroring lost_cities/match.py: `coins[r]` is a seat;
+ * The 3-round match (SPEC §3), mirroring lost_cities/game/match.py: `coins[r]` is a seat;
  * round 1 is started by `coins[0]`, rounds 2 and 3 by the seat with more cumulative
  * points, on an exact tie by `coins[r]`.
  */

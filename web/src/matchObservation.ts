@@ -1,5 +1,5 @@
 /**
- * Observation v2 (512 floats), a transcription of lost_cities/match_observation.py; the
+ * Observation v2 (512 floats), a transcription of lost_cities/obs/v2.py; the
  * layout table lives there. Divisions by constants use `scaled` (XLA's multiply by the
  * float32 reciprocal); every other value is an exact small integer or a 0/1 flag.
  */

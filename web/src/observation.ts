@@ -1,5 +1,5 @@
 /**
- * Observation v1 (SPEC §4), a transcription of lost_cities/observation.py, bit-exact.
+ * Observation v1 (SPEC §4), a transcription of lost_cities/obs/v1.py, bit-exact.
  *
  * XLA compiles `x / constant` as `x * float32(1 / constant)`, which can differ from the
  * true quotient in the last bit; `scaled` reproduces that product. Both factors are

@@ -1,5 +1,5 @@
 /**
- * The exported policy's contract (lost_cities/export.py): inputs `obs` float32[N, obs_dim]
+ * The exported policy's contract (lost_cities/export/onnx.py): inputs `obs` float32[N, obs_dim]
  * and `mask` float32[N, 96] (1 legal, 0 illegal); outputs `probs` float32[N, 96] (softmax
  * over the legal actions) and `logits` float32[N, 96]; a manifest JSON beside the model.
  */
