@@ -15,7 +15,7 @@ from jax.tree_util import Partial
 from omegaconf import OmegaConf
 
 from lost_cities.agents.base import check_rng, matching_env
-from lost_cities.ppo.network import ActorCritic, build_network, masked_logits
+from lost_cities.ppo.network import build_network, masked_logits
 
 
 def network_logits(env, network):
@@ -23,7 +23,7 @@ def network_logits(env, network):
 
     def logits(params, state, player):
         obs = env.observe(state, player)[None]
-        raw = network.apply(params, obs, method=ActorCritic.logits)[0]
+        raw = network.apply(params, obs, method="logits")[0]
         return masked_logits(raw, env.legal_mask(state))
 
     return logits
@@ -57,7 +57,8 @@ class Agent:
         return int(self._act(state, jnp.int32(player), rng, greedy))
 
 
-def _checkpoint_dir(path):
+def checkpoint_dir(path):
+    """The checkpoint dir of a run dir (its ``best``, else ``latest``) or the dir itself."""
     path = Path(path)
     for candidate in (path / "checkpoints" / "best", path / "checkpoints" / "latest", path):
         if candidate.is_dir() and any(p.name.isdigit() for p in candidate.iterdir()):
@@ -70,7 +71,7 @@ def load_checkpoint(path, env=None):
     or its name) defaults to the training env."""
     from lost_cities.ppo.checkpoint import restore_params
 
-    params, meta = restore_params(_checkpoint_dir(path))
+    params, meta = restore_params(checkpoint_dir(path))
     env = matching_env(path, meta, env, "evaluate it on env {trained} or retrain")
     critic = hydra.utils.instantiate(OmegaConf.create(meta["critic"]))
     network = build_network(OmegaConf.create(meta["network"]), critic)

@@ -36,12 +36,21 @@ TURNS_FOR_FULL_HAND = 5.0  # with this many placements left every live card can 
 LEAD_SHIFT_PER_ROUND = jnp.array([0.0, 0.0, 0.05])  # opening-bar points per carried point
 
 
-def heuristic_expert(state, rng):
-    round_state, round_idx, lead = round_and_match(state)
+def expert_values(round_state, round_idx, lead):
+    """float32[96]: the expert's score of every action for the seat to move.
+
+    ``round_idx`` and ``lead`` (the mover's carried points minus the opponent's) are the
+    match context of :func:`lost_cities.bots.context.round_and_match`. The action
+    features (lost_cities/obs/actions.py) call this on a state rebuilt from an observation.
+    """
     deck_left = N_CARDS - round_state.deck_ptr.astype(jnp.float32)
     turns_left = jnp.ceil(deck_left / 2.0)
     hand_weight = jnp.clip(turns_left / TURNS_FOR_FULL_HAND, 0.2, 1.0)
     per_point = jnp.sum(jnp.where(jnp.arange(3) == round_idx, LEAD_SHIFT_PER_ROUND, 0.0))
     open_shift = per_point * jnp.clip(lead, -60.0, 60.0)
-    values = action_values(round_state, EXPERT, open_shift=open_shift, hand_weight=hand_weight)
-    return best_legal(values, legal_action_mask(round_state))
+    return action_values(round_state, EXPERT, open_shift=open_shift, hand_weight=hand_weight)
+
+
+def heuristic_expert(state, rng):
+    round_state, round_idx, lead = round_and_match(state)
+    return best_legal(expert_values(round_state, round_idx, lead), legal_action_mask(round_state))

@@ -2,7 +2,8 @@
 
 Side effects live here: the run dir (resolved config, metrics.jsonl, checkpoints,
 learning-curve PNG), W&B, the progress bar and the closing evaluation. Training itself
-is :class:`lost_cities.ppo.trainer.Trainer` (pure, one jitted update).
+is :class:`lost_cities.ppo.trainer.Trainer` (pure, one jitted update); ``init=bc``
+first clones a teacher (:mod:`lost_cities.imitation.warm_start`, ``pretrain.jsonl``).
 
 ``resume=<run dir>`` continues that run from its latest checkpoint with the config it
 was started with; metrics rows past the checkpoint (written before an interruption)
@@ -26,6 +27,7 @@ from omegaconf import OmegaConf
 from lost_cities.agents import network_policy
 from lost_cities.cli import CONF
 from lost_cities.evaluation.gates import gate_metrics, run_gates
+from lost_cities.imitation.warm_start import warm_start
 from lost_cities.ppo import config as schema
 from lost_cities.ppo.checkpoint import Checkpoints, latest_step, restore
 from lost_cities.ppo.run_dir import CONFIG_FILE, EVALUATION_FILE, GATES_FILE, METRICS_FILE, read_metrics
@@ -66,7 +68,7 @@ def _run_group(cfg):
     return cfg.experiment_name
 
 
-def _prepare(cfg, run_dir):
+def prepare_run_dir(cfg, run_dir):
     """The config to train with and the run dir (a resumed run's own, with its saved config)."""
     if cfg.resume is None:
         run_dir = Path(run_dir)
@@ -89,11 +91,13 @@ def _prepare(cfg, run_dir):
 
 def train(cfg, run_dir, progress=None):
     """Train to ``ppo.total_decisions``; returns ``(trainer, state, run_dir)``."""
-    cfg, run_dir = _prepare(cfg, run_dir)
+    cfg, run_dir = prepare_run_dir(cfg, run_dir)
     schema.validate(cfg)  # every group, gates included, before anything is built
     trainer = Trainer.from_config(cfg)
     state = trainer.init(cfg.seed)
-    if cfg.resume is not None:
+    if cfg.resume is None:
+        state = warm_start(trainer, state, run_dir, progress=cfg.progress and progress is None)
+    else:
         if latest_step(run_dir) is None:
             raise FileNotFoundError(f"resume={run_dir}: no checkpoint yet in {run_dir}/checkpoints/latest")
         abstract = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype), state)
@@ -223,10 +227,14 @@ def main(cfg):
     print(f"\nrun dir: {run_dir}")
     print(f"  config: {run_dir / CONFIG_FILE}\n  metrics: {run_dir / METRICS_FILE}\n  plot: {plot}")
     print(f"  checkpoints: {run_dir / 'checkpoints'} (latest, best)")
+    print_evaluation(run_dir, results)
+
+
+def print_evaluation(run_dir, results):
     print(f"  evaluation: {run_dir / EVALUATION_FILE}")
     for name, r in results.items():
         print(
-            f"  vs {name:>14}: win {r['win_rate']:.3f} "
+            f"  vs {name:>18}: win {r['win_rate']:.3f} "
             f"[{r['win_rate_lower']:.3f}, {r['win_rate_upper']:.3f}] "
             f"margin {r['margin_mean']:+.1f} over {r['deals']} duplicate deals"
         )

@@ -30,6 +30,7 @@ from lost_cities.game.cards import N_ACTIONS
 from lost_cities.ppo.network import ILLEGAL_LOGIT
 from lost_cities.ppo.run_dir import GATES_FILE
 
+MLP_TARGET = "lost_cities.ppo.network.ActorCritic"
 OPSET = 17
 IR_VERSION = 8  # readable by every onnxruntime(-web) release that supports opset 17
 ACTION_ENCODING = (
@@ -90,6 +91,9 @@ def _dense(graph, x, layer, name):
 
 def policy_graph(params, network_cfg, obs_dim):
     """The ONNX model of the policy (trunk and head of :class:`ActorCritic`) with masking and softmax."""
+    target = network_cfg.get("_target_", MLP_TARGET)
+    if target != MLP_TARGET:
+        raise ValueError(f"no ONNX export for network {target} yet; only {MLP_TARGET}")
     activation = network_cfg["activation"]
     if activation not in ACTIVATIONS:
         raise ValueError(

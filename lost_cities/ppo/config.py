@@ -16,8 +16,9 @@ composes the config, and :func:`validate` (``OmegaConf.to_object``, which runs e
 | ``conf/critic/{shared,omniscient}`` | ``SharedCriticConfig``, ``OmniscientCriticConfig`` |
 | ``conf/opponent/{static,league}``   | ``StaticOpponentConfig``, ``LeagueOpponentConfig`` |
 | ``conf/ppo/default.yaml``      | ``PPOConfig``                                      |
-| ``conf/network/mlp.yaml``      | ``NetworkConfig``                                  |
+| ``conf/network/{mlp,action}``  | ``NetworkConfig``, ``ActionNetworkConfig``         |
 | ``conf/logger/{wandb,none}``   | ``WandbLoggerConfig``, ``NoneLoggerConfig``        |
+| ``conf/init/{none,bc}``        | ``NoInitConfig``, ``BCInitConfig``                 |
 | ``conf/gates/*.yaml``          | ``lost_cities.evaluation.gates.GatesConfig``       |
 """
 
@@ -186,6 +187,7 @@ ACTIVATIONS = ("relu", "tanh", "gelu")
 
 @dataclass
 class NetworkConfig:
+    _target_: str = MISSING
     hidden: list[int] = MISSING
     activation: str = MISSING
 
@@ -194,6 +196,57 @@ class NetworkConfig:
         _require(
             self.activation in ACTIVATIONS,
             f"network.activation={self.activation!r}; choose one of {list(ACTIVATIONS)}",
+        )
+
+
+@dataclass
+class ActionNetworkConfig(NetworkConfig):
+    placement_hidden: list[int] = MISSING
+
+    def __post_init__(self):
+        super().__post_init__()
+        _require(
+            len(self.placement_hidden) > 0 and min(self.placement_hidden) > 0,
+            "network.placement_hidden needs positive layer widths",
+        )
+
+
+@dataclass
+class NoInitConfig:
+    name: str = MISSING
+    value_warmup_updates: int = MISSING
+
+    def __post_init__(self):
+        _require(self.value_warmup_updates >= 0, "init.value_warmup_updates must be >= 0")
+
+
+@dataclass
+class BCInitConfig(NoInitConfig):
+    teacher: str = MISSING
+    checkpoint: str | None = MISSING
+    updates: int = MISSING
+    num_envs: int = MISSING
+    rollout_length: int = MISSING
+    lr: float = MISSING
+    epochs: int = MISSING
+    minibatches: int = MISSING
+    learner_share: float = MISSING
+    random_share: float = MISSING
+
+    def __post_init__(self):
+        super().__post_init__()
+        for name in ("updates", "num_envs", "rollout_length", "epochs", "minibatches"):
+            _require(getattr(self, name) > 0, f"init.{name} must be > 0 (got {getattr(self, name)})")
+        _require(
+            (self.num_envs * self.rollout_length) % self.minibatches == 0,
+            f"init.minibatches={self.minibatches} must divide init.num_envs*init.rollout_length",
+        )
+        _require(self.lr > 0, "init.lr must be > 0")
+        _require(
+            0 <= self.learner_share
+            and 0 <= self.random_share
+            and self.learner_share + self.random_share <= 1,
+            "init.learner_share and init.random_share must be >= 0 and add up to at most 1",
         )
 
 
@@ -246,7 +299,8 @@ class TrainConfig:
     critic: Any = MISSING
     opponent: Any = MISSING
     ppo: PPOConfig = MISSING
-    network: NetworkConfig = MISSING
+    network: Any = MISSING
+    init: Any = MISSING
     logger: Any = MISSING
     checkpoint: CheckpointConfig = MISSING
     evaluation: EvaluationConfig = MISSING
@@ -271,8 +325,9 @@ SCHEMAS = {
     "critic": {"shared": SharedCriticConfig, "omniscient": OmniscientCriticConfig},
     "opponent": {"static": StaticOpponentConfig, "league": LeagueOpponentConfig},
     "ppo": {"ppo": PPOConfig},
-    "network": {"mlp": NetworkConfig},
+    "network": {"mlp": NetworkConfig, "action": ActionNetworkConfig},
     "logger": {"wandb": WandbLoggerConfig, "none": NoneLoggerConfig},
+    "init": {"init_none": NoInitConfig, "init_bc": BCInitConfig},
 }
 
 

@@ -21,7 +21,7 @@ from flax import struct
 
 from lost_cities.game.cards import MAX_STEPS, decode_action
 from lost_cities.ppo.episodes import EpisodeStats, FinishedEpisode
-from lost_cities.ppo.network import ActorCritic, masked_logits
+from lost_cities.ppo.network import masked_logits
 from lost_cities.ppo.opponent.league import pool_logits
 
 MIN_LEARNER_DECISIONS_PER_ROUND = 22  # 44 deck draws per round, moves alternate
@@ -38,6 +38,7 @@ class Slot:
 @struct.dataclass
 class Transition:
     obs: jnp.ndarray
+    features: object  # the network's input_features(obs), kept for the update's epochs
     privileged: jnp.ndarray
     mask: jnp.ndarray
     action: jnp.ndarray
@@ -99,7 +100,8 @@ class Rollout:
         if self.league is not None:
             key, k_league = jax.random.split(key)
             _, obs, mask = self._inputs(state)
-            logits = pool_logits(lambda p, o: self.network.apply(p, o, method=ActorCritic.logits), pool, obs)
+            inputs = (obs, self.network.input_features(obs))
+            logits = pool_logits(lambda p, x: self.network.apply(p, *x, method="logits"), pool, inputs)
             league = jax.random.categorical(k_league, masked_logits(logits, mask)).astype(jnp.int32)
             action = jnp.where(opponent == self.league[0], league, action)
         keys = jax.random.split(key, n * len(self.scripted)).reshape(len(self.scripted), n, -1)
@@ -149,8 +151,9 @@ class Rollout:
             if self.needs_privileged
             else jnp.zeros((obs.shape[0], 0))
         )
-        logits, value = self.network.apply(params, obs, privileged)
-        return mover, obs, privileged, mask, masked_logits(logits, mask), value
+        features = self.network.input_features(obs)
+        logits, value = self.network.apply(params, obs, privileged, features)
+        return mover, obs, features, privileged, mask, masked_logits(logits, mask), value
 
     def run(self, params, slots, key, coefficient, pool=None):
         """``(slots, transitions [T, N], finished [T, N], bootstrap [N, 2])``.
@@ -168,7 +171,7 @@ class Rollout:
         def decide(carry, key):
             slot, used = carry
             k_act, k_opp = jax.random.split(key)
-            mover, obs, privileged, mask, logits, value = self.observe(params, slot.state)
+            mover, obs, features, privileged, mask, logits, value = self.observe(params, slot.state)
             action = jax.random.categorical(k_act, logits).astype(jnp.int32)
             logp = one_hot_pick(jax.nn.log_softmax(logits), action)
             _, place_type, draw_source = decode_action(action)
@@ -223,14 +226,14 @@ class Rollout:
             )
             start = (slot, used, jnp.zeros((n, 2)), jnp.zeros(n, bool), no_episode, jnp.zeros(n, jnp.int32))
             slot, used, reward, done, finished, moves = jax.lax.fori_loop(0, moves_per_step, play, start)
-            row = Transition(obs, privileged, mask, action, logp, value, mover, reward, done, moves)
+            row = Transition(obs, features, privileged, mask, action, logp, value, mover, reward, done, moves)
             return (slot, used), (row, finished)
 
         used = jnp.zeros(n, jnp.int32)
         (slots, _), (transitions, finished) = jax.lax.scan(
             decide, (slots, used), jax.random.split(key, self.length)
         )
-        mover, _, _, _, _, value = self.observe(params, slots.state)
+        mover, _, _, _, _, _, value = self.observe(params, slots.state)
         bootstrap = jnp.where(jnp.arange(2)[None, :] == mover[:, None], value[:, None], -value[:, None])
         return slots, transitions, finished, bootstrap
 

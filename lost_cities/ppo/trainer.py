@@ -18,6 +18,7 @@ from lost_cities.ppo.gae import per_seat_gae
 from lost_cities.ppo.network import build_network, masked_logits
 from lost_cities.ppo.opponent.league import init_pool, pool_metrics, refresh
 from lost_cities.ppo.rollout import Rollout
+from lost_cities.ppo.sgd import minibatch_epochs
 
 
 @struct.dataclass
@@ -70,12 +71,17 @@ class Trainer:
         gae_lambda = critic.gae_lambda if ppo.gae_lambda is None else ppo.gae_lambda
         return cls(cfg, env, network, reward, critic, opponents, rollout, optimizer, schedule, gae_lambda)
 
+    def init_params(self, key=None):
+        """Fresh network parameters (``key`` defaults to a fixed one: shapes are what matter then)."""
+        key = jax.random.PRNGKey(0) if key is None else key
+        obs = jnp.zeros((1, self.env.obs_dim))
+        privileged = jnp.zeros((1, self.env.privileged_dim if self.critic.needs_privileged else 0))
+        return self.network.init(key, obs, privileged)
+
     def init(self, seed) -> TrainState:
         key = jax.random.PRNGKey(seed)
         k_params, k_slots, key = jax.random.split(key, 3)
-        obs = jnp.zeros((1, self.env.obs_dim))
-        privileged = jnp.zeros((1, self.env.privileged_dim if self.critic.needs_privileged else 0))
-        params = self.network.init(k_params, obs, privileged)
+        params = self.init_params(k_params)
         league = (
             None if self.opponents.league is None else init_pool(params, self.opponents.league[1].pool_size)
         )
@@ -83,9 +89,10 @@ class Trainer:
         zero = jnp.int32(0)
         return TrainState(params, self.optimizer.init(params), slots, key, zero, zero, zero, league)
 
-    def loss(self, params, batch):
+    def loss(self, params, batch, policy_on=1.0):
+        """The PPO loss; ``policy_on`` 0 leaves only the value term (the critic warm-up)."""
         ppo = self.cfg.ppo
-        logits, value = self.network.apply(params, batch["obs"], batch["privileged"])
+        logits, value = self.network.apply(params, batch["obs"], batch["privileged"], batch["features"])
         log_probs = jax.nn.log_softmax(masked_logits(logits, batch["mask"]))
         logp = jnp.sum(
             jnp.where(jax.nn.one_hot(batch["action"], logits.shape[-1]) > 0, log_probs, 0.0), axis=-1
@@ -97,7 +104,8 @@ class Trainer:
         policy_loss = -jnp.mean(jnp.minimum(ratio * advantage, clipped * advantage))
         value_loss = 0.5 * jnp.mean((value - batch["return"]) ** 2)
         entropy = -jnp.mean(jnp.sum(jnp.exp(log_probs) * log_probs, axis=-1))
-        total = policy_loss + ppo.vf_coef * value_loss - ppo.ent_coef * entropy
+        # init.value_warmup_updates: the first updates fit the critic only (a cloned policy is held).
+        total = policy_on * (policy_loss - ppo.ent_coef * entropy) + ppo.vf_coef * value_loss
         return total, {
             "learner/policy_loss": policy_loss,
             "learner/value_loss": value_loss,
@@ -119,6 +127,7 @@ class Trainer:
         )
         batch = {
             "obs": rows.obs,
+            "features": rows.features,
             "privileged": rows.privileged,
             "mask": rows.mask,
             "action": rows.action,
@@ -128,23 +137,16 @@ class Trainer:
         }
         size = ppo.num_envs * ppo.rollout_length
         batch = jax.tree.map(lambda x: x.reshape((size,) + x.shape[2:]), batch)
-        grad_fn = jax.grad(self.loss, has_aux=True)
-
-        def sgd_step(carry, minibatch):
-            params, opt_state = carry
-            grads, info = grad_fn(params, minibatch)
-            updates, opt_state = self.optimizer.update(grads, opt_state, params)
-            return (optax.apply_updates(params, updates), opt_state), info
-
-        def epoch(carry, key):
-            order = jax.random.permutation(key, size)
-            shuffled = jax.tree.map(
-                lambda x: x[order].reshape((ppo.minibatches, size // ppo.minibatches) + x.shape[1:]), batch
-            )
-            return jax.lax.scan(sgd_step, carry, shuffled)
-
-        (params, opt_state), info = jax.lax.scan(
-            epoch, (ts.params, ts.opt_state), jax.random.split(k_epochs, ppo.epochs)
+        policy_on = (ts.update >= self.cfg.init.value_warmup_updates).astype(jnp.float32)
+        params, opt_state, info = minibatch_epochs(
+            lambda p, b: self.loss(p, b, policy_on),
+            self.optimizer,
+            ts.params,
+            ts.opt_state,
+            batch,
+            k_epochs,
+            ppo.epochs,
+            ppo.minibatches,
         )
         steps_per_update = ppo.epochs * ppo.minibatches
         metrics = {name: jnp.mean(value) for name, value in info.items()}

@@ -26,7 +26,7 @@ from lost_cities.envs import make as make_env
 from lost_cities.export import OPSET, config_digest, export, policy_graph
 from lost_cities.ppo import config as schema
 from lost_cities.ppo.checkpoint import Checkpoints
-from lost_cities.ppo.network import ILLEGAL_LOGIT, ActorCritic, masked_logits
+from lost_cities.ppo.network import ILLEGAL_LOGIT, masked_logits
 from lost_cities.ppo.trainer import Trainer, TrainState
 
 GAMES, PLIES = 8, 200  # up to 1,600 positions of 3-round matches
@@ -108,7 +108,7 @@ def relu_run(tmp_path_factory):
 
 
 def jax_policy(trainer, params, obs, masks):
-    logits = trainer.network.apply(params, jnp.asarray(obs), method=ActorCritic.logits)
+    logits = trainer.network.apply(params, jnp.asarray(obs), method="logits")
     logits = masked_logits(logits, jnp.asarray(masks))
     return np.asarray(jax.nn.softmax(logits)), np.asarray(logits)
 
@@ -174,7 +174,11 @@ def test_manifest(relu_run):
     assert (manifest["env"], manifest["obs_version"], manifest["obs_dim"]) == ("match3", env.obs_version, 512)
     assert manifest["n_actions"] == 96 and manifest["opset"] == OPSET
     assert "hand_slot * 12 + place_type * 6 + draw_source" in manifest["action_encoding"]
-    assert manifest["network"] == {"hidden": [64, 32], "activation": "relu"}
+    assert manifest["network"] == {
+        "_target_": "lost_cities.ppo.network.ActorCritic",
+        "hidden": [64, 32],
+        "activation": "relu",
+    }
     assert manifest["gates"] == {"vs_random": {"passed": True}}
     saved = checkpoint_meta(trainer, 0)["config"]
     assert manifest["config_sha256"] == config_digest(saved)

@@ -14,7 +14,6 @@ import pytest
 from test_train import Interrupt, StopAfter, _rows, _train, compilation_cache, make_cfg  # noqa: F401
 
 from lost_cities.ppo import config as schema
-from lost_cities.ppo.network import ActorCritic
 from lost_cities.ppo.opponent.league import pool_logits
 from lost_cities.ppo.rollout import Rollout
 from lost_cities.ppo.trainer import Trainer
@@ -148,7 +147,7 @@ def test_pool_logits_give_env_slot_i_the_entry_of_its_block(trainer, stepped):
     obs = jax.random.normal(jax.random.PRNGKey(0), (8, trainer.env.obs_dim))
 
     def logits(params, o):
-        return trainer.network.apply(params, o, method=ActorCritic.logits)
+        return trainer.network.apply(params, o, method="logits")
 
     expected = jnp.stack([logits(snapshot(pool, i // 4), obs[i]) for i in range(8)])
     np.testing.assert_allclose(pool_logits(logits, pool, obs), expected, rtol=1e-5, atol=1e-6)

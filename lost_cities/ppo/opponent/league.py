@@ -60,10 +60,12 @@ def pool_metrics(pool: Pool, update):
     }
 
 
-def pool_logits(network_logits, pool_params, obs):
-    """Logits of env slot ``i`` under pool entry ``i // (n // pool_size)``: one vmapped forward pass."""
-    pool_size, n = jax.tree.leaves(pool_params)[0].shape[0], obs.shape[0]
-    grouped = obs.reshape((pool_size, n // pool_size) + obs.shape[1:])
+def pool_logits(network_logits, pool_params, inputs):
+    """Logits of env slot ``i`` under pool entry ``i // (n // pool_size)``: one vmapped forward pass.
+
+    ``inputs``: the network's per-env inputs (a pytree with the env axis first)."""
+    pool_size, n = jax.tree.leaves(pool_params)[0].shape[0], jax.tree.leaves(inputs)[0].shape[0]
+    grouped = jax.tree.map(lambda x: x.reshape((pool_size, n // pool_size) + x.shape[1:]), inputs)
     logits = jax.vmap(network_logits)(pool_params, grouped)
     return logits.reshape((n,) + logits.shape[2:])
 

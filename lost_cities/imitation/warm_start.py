@@ -1,0 +1,80 @@
+"""``init=``: where PPO's first parameters come from (conf/init/).
+
+- ``none``: the network's fresh initialisation.
+- ``bc``: behaviour cloning of ``init.teacher`` (:mod:`lost_cities.imitation.bc`), run
+  here before PPO, or read from ``init.checkpoint`` (a ``python -m lost_cities.pretrain``
+  run dir). The optimizer state starts afresh, and a league's pool is refilled with the
+  cloned parameters (its snapshots are the learner's past, which starts here).
+"""
+
+import json
+import time
+from pathlib import Path
+
+import jax
+
+from lost_cities.imitation.bc import BehaviourCloning
+from lost_cities.ppo.opponent.league import init_pool
+
+PRETRAIN_FILE = "pretrain.jsonl"  # one row of cloning metrics per BC update
+
+
+def clone(trainer, init_cfg, params, key, log_path=None, progress=True):
+    """``params`` after ``init_cfg.updates`` cloning updates; rows written to ``log_path``."""
+    from lost_cities.evaluation.policies import resolve_policy
+
+    teacher = resolve_policy(init_cfg.teacher, trainer.env)
+    bc = BehaviourCloning(trainer.env, trainer.network, teacher, init_cfg)
+    state = bc.init(key, params)
+    update = jax.jit(bc.update)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=init_cfg.updates, desc=f"cloning {init_cfg.teacher}", unit="upd", dynamic_ncols=True)
+    rows, clock = [], time.perf_counter()
+    for _ in range(init_cfg.updates):
+        state, metrics = update(state)
+        row = {"update": int(state.update), **{k: float(v) for k, v in jax.device_get(metrics).items()}}
+        row["time/seconds"] = time.perf_counter() - clock
+        rows.append(row)
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix(accuracy=f"{row['bc/accuracy']:.3f}")
+    if bar is not None:
+        bar.close()
+    if log_path is not None:
+        Path(log_path).write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return state.params, rows
+
+
+def warm_start(trainer, state, run_dir, progress=True):
+    """The fresh :class:`~lost_cities.ppo.trainer.TrainState` with ``cfg.init``'s parameters."""
+    init_cfg = trainer.cfg.init
+    if init_cfg.name == "none":
+        return state
+    if init_cfg.checkpoint is not None:
+        params = load_pretrained(init_cfg.checkpoint, trainer)
+    else:
+        key = jax.random.fold_in(jax.random.PRNGKey(trainer.cfg.seed), 1)
+        params, _ = clone(trainer, init_cfg, state.params, key, Path(run_dir) / PRETRAIN_FILE, progress)
+    league = state.league
+    if league is not None:
+        league = init_pool(params, trainer.opponents.league[1].pool_size)
+    return state.replace(params=params, opt_state=trainer.optimizer.init(params), league=league)
+
+
+def load_pretrained(checkpoint, trainer):
+    """The parameters of a pretrain (or training) run dir, checked against this run's network."""
+    from lost_cities.agents.checkpoint import checkpoint_dir
+    from lost_cities.ppo.checkpoint import restore_params
+
+    params, meta = restore_params(checkpoint_dir(checkpoint))
+    wanted = jax.tree.map(lambda x: (x.shape, str(x.dtype)), trainer.init_params())
+    found = jax.tree.map(lambda x: (tuple(x.shape), str(x.dtype)), params)
+    if meta.get("env") != trainer.env.name or found != wanted:
+        raise ValueError(
+            f"init.checkpoint={checkpoint}: its network ({meta.get('network')}, env {meta.get('env')}) "
+            f"does not match this run's ({dict(trainer.cfg.network)}, env {trainer.env.name})"
+        )
+    return jax.tree.map(jax.numpy.asarray, params)

@@ -1,0 +1,71 @@
+"""Behaviour cloning: it learns the teacher's moves, and init=bc hands them to PPO
+(inline, or from a pretrain run dir), refusing a checkpoint of another network."""
+
+import json
+
+import jax
+import numpy as np
+import pytest
+from hydra import compose, initialize_config_module
+from omegaconf import open_dict
+
+from lost_cities.cli.train import train
+from lost_cities.imitation.warm_start import PRETRAIN_FILE, clone, load_pretrained
+from lost_cities.ppo.trainer import Trainer
+
+TINY = [
+    "env=single_round",
+    "network=action",
+    "network.hidden=[32]",
+    "network.placement_hidden=[16]",
+    "init=bc",
+    "init.num_envs=64",
+    "init.rollout_length=16",
+    "init.minibatches=2",
+    "logger=none",
+    "progress=false",
+    "ppo.num_envs=8",
+    "ppo.rollout_length=64",
+    "ppo.total_decisions=512",
+    "ppo.epochs=1",
+    "ppo.minibatches=1",
+    "checkpoint.every_updates=1",
+    "gates=smoke",
+]
+
+
+def make_cfg(overrides):
+    with initialize_config_module(config_module="lost_cities.conf", version_base=None):
+        return compose("config", overrides=overrides)
+
+
+def test_cloning_learns_the_teachers_moves():
+    cfg = make_cfg([*TINY, "init.updates=20"])
+    trainer = Trainer.from_config(cfg)
+    _, rows = clone(trainer, cfg.init, trainer.init_params(), jax.random.PRNGKey(0), progress=False)
+    first, last = rows[0]["bc/accuracy"], rows[-1]["bc/accuracy"]
+    # Each update's accuracy is measured on decisions it has not trained on yet.
+    assert last > 0.85 and last > first + 0.1, (first, last)
+    assert rows[-1]["bc/cross_entropy"] < rows[0]["bc/cross_entropy"]
+
+
+def test_init_bc_trains_ppo_from_the_clone_and_a_pretrain_dir_restarts_it(tmp_path):
+    cfg = make_cfg([*TINY, "init.updates=3"])
+    trainer = Trainer.from_config(cfg)
+    fresh = trainer.init(cfg.seed).params
+    trainer, state, run_dir, _ = train(cfg, tmp_path / "inline", progress=None)
+    rows = [json.loads(line) for line in (run_dir / PRETRAIN_FILE).read_text().splitlines()]
+    assert [row["update"] for row in rows] == [1, 2, 3]
+
+    # A run dir's parameters load as init.checkpoint, and must match this network.
+    loaded = load_pretrained(run_dir, trainer)
+    flat = jax.tree.leaves(loaded)
+    assert any(not np.array_equal(a, b) for a, b in zip(flat, jax.tree.leaves(fresh), strict=True))
+    other = make_cfg([*TINY, "network.placement_hidden=[8]"])
+    with pytest.raises(ValueError, match="does not match this run's"):
+        load_pretrained(run_dir, Trainer.from_config(other))
+
+    with open_dict(cfg):
+        cfg.init.checkpoint = str(run_dir)
+    trainer, state, run_dir2, _ = train(cfg, tmp_path / "from_dir", progress=None)
+    assert not (run_dir2 / PRETRAIN_FILE).exists()  # nothing cloned: the parameters were read
