@@ -83,14 +83,18 @@ def check_header(game, where):
 
 def replay_game(game, where="game"):
     """Replay one logged match; return its round scores and final totals."""
+    if not isinstance(game, dict):
+        raise ReplayError(f"{where}: a game is a JSON object, not {type(game).__name__} {game!r:.60}")
     check_header(game, where)
     actions = game["actions"]
+    if not isinstance(actions, list):
+        raise ReplayError(f"{where}: actions must be a list of action ids, not {actions!r:.60}")
     for ply, action in enumerate(actions):
         if not isinstance(action, int) or isinstance(action, bool):
             raise ReplayError(f"{where}, ply {ply}: action {action!r} is not an action id 0..{N_ACTIONS - 1}")
     try:
         ms = match_reset_from(np.asarray(game["deck_orders"], np.int32), np.asarray(game["coins"], np.int32))
-    except ValueError as error:
+    except (ValueError, TypeError) as error:
         raise ReplayError(f"{where}: bad deal: {error}") from error
     padded = np.full(-(-max(len(actions), 1) // PAD) * PAD, -1, np.int32)
     padded[: len(actions)] = actions
@@ -119,15 +123,23 @@ def replay_game(game, where="game"):
     return ReplayedGame(seats=list(game["seats"]), round_scores=round_scores, final_carry=final_carry)
 
 
-def read_games(path):
-    lines = [line for line in Path(path).read_text().splitlines() if line.strip()]
+def read_numbered_games(path):
+    """``[(line number, game)]`` of a JSONL log (blank lines skipped, numbers as in the file)."""
     games = []
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(Path(path).read_text().splitlines(), 1):
+        if not line.strip():
+            continue
         try:
-            games.append(json.loads(line))
+            games.append((number, json.loads(line)))
         except json.JSONDecodeError as error:
             raise ReplayError(f"{path}, line {number}: not JSON ({error})") from error
+    if not games:
+        raise ReplayError(f"{path}: no games (the file is empty)")
     return games
+
+
+def read_games(path):
+    return [game for _, game in read_numbered_games(path)]
 
 
 def format_game(index, game):
@@ -146,8 +158,11 @@ def main(argv=None):
     parser.add_argument("--json", action="store_true", help="print one JSON result per game instead")
     args = parser.parse_args(argv)
     try:
-        games = read_games(args.log)
-        results = [replay_game(game, f"{args.log}, game {i + 1}") for i, game in enumerate(games)]
+        games = read_numbered_games(args.log)
+        results = [
+            replay_game(game, f"{args.log}, line {line} (game {i})")
+            for i, (line, game) in enumerate(games, 1)
+        ]
     except ReplayError as error:
         sys.exit(f"replay failed: {error}")
     for i, result in enumerate(results, 1):

@@ -116,3 +116,37 @@ def test_cli_exits_with_the_error(logged, tmp_path):
     log.write_text(json.dumps({**game, "version": 99}) + "\n")
     with pytest.raises(SystemExit, match="replay failed: .*log version 99"):
         main([str(log)])
+
+
+def test_blank_lines_keep_the_files_line_numbers(logged, tmp_path):
+    """Issue 13: a bad game after a blank line is reported at its line in the file."""
+    game, _ = logged
+    log = tmp_path / "games.jsonl"
+    log.write_text(json.dumps(game) + "\n\n\n" + json.dumps({**game, "version": 99}) + "\n")
+    with pytest.raises(SystemExit, match=r"line 4 \(game 2\).*log version 99"):
+        main([str(log)])
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [("[1, 2, 3]", "a game is a JSON object"), ("null", "a game is a JSON object")],
+)
+def test_a_line_that_is_not_a_game_object_fails_clearly(tmp_path, line, message):
+    log = tmp_path / "games.jsonl"
+    log.write_text(line + "\n")
+    with pytest.raises(SystemExit, match=f"replay failed: .*line 1.*{message}"):
+        main([str(log)])
+
+
+def test_null_actions_fail_clearly(logged):
+    game, _ = logged
+    with pytest.raises(ReplayError, match="actions must be a list"):
+        replay_game({**game, "actions": None})
+
+
+def test_an_empty_log_is_an_error_not_silent_success(tmp_path, capsys):
+    log = tmp_path / "games.jsonl"
+    log.write_text("\n  \n")
+    with pytest.raises(SystemExit, match="no games"):
+        main([str(log)])
+    assert capsys.readouterr().out == ""
