@@ -5,7 +5,10 @@ plies, labels every decision (both seats, every round) with the teacher's move, 
 takes ``epochs x minibatches`` cross-entropy steps on those decisions. The games are
 moved by the teacher, by the learner's own sample (``learner_share``: the policy also
 meets the states its mistakes lead to, as in DAgger) or by a uniformly random legal
-move (``random_share``: states off every policy's path). Only the policy is trained;
+move (``random_share``: states off every policy's path). ``label_smoothing`` spreads that
+share of each target over the legal moves, so the clone keeps some entropy for PPO to
+work with (a clone of a deterministic teacher is nearly deterministic: its PPO
+gradients vanish). Only the policy is trained;
 the critic keeps its initial parameters (PPO's ``init.value_warmup_updates`` fit it).
 """
 
@@ -69,8 +72,10 @@ class BehaviourCloning:
         raw = self.network.apply(params, batch["obs"], batch["features"], method="logits")
         logits = masked_logits(raw, batch["mask"])
         log_probs = jax.nn.log_softmax(logits)
-        hit = jax.nn.one_hot(batch["label"], logits.shape[-1]) > 0
-        cross_entropy = -jnp.mean(jnp.sum(jnp.where(hit, log_probs, 0.0), axis=-1))
+        hit = jax.nn.one_hot(batch["label"], logits.shape[-1])
+        legal = batch["mask"] / jnp.sum(batch["mask"], axis=-1, keepdims=True)
+        target = (1 - self.cfg.label_smoothing) * hit + self.cfg.label_smoothing * legal
+        cross_entropy = -jnp.mean(jnp.sum(jnp.where(batch["mask"], target * log_probs, 0.0), axis=-1))
         accuracy = jnp.mean(jnp.argmax(logits, axis=-1) == batch["label"])
         return cross_entropy, {"bc/cross_entropy": cross_entropy, "bc/accuracy": accuracy}
 

@@ -232,9 +232,11 @@ class BCInitConfig(NoInitConfig):
     minibatches: int = MISSING
     learner_share: float = MISSING
     random_share: float = MISSING
+    label_smoothing: float = MISSING
 
     def __post_init__(self):
         super().__post_init__()
+        _require(0 <= self.label_smoothing < 1, "init.label_smoothing must be in [0, 1)")
         for name in ("updates", "num_envs", "rollout_length", "epochs", "minibatches"):
             _require(getattr(self, name) > 0, f"init.{name} must be > 0 (got {getattr(self, name)})")
         _require(
