@@ -2,8 +2,9 @@
 
 | module   | contract                                                                        |
 | -------- | ------------------------------------------------------------------------------- |
-| ``onnx`` | ``policy_graph`` (the MLP policy as a hand-built opset-17 graph), ``manifest``,  |
-|          | ``export``; the model/manifest contract is in the module docstring               |
+| ``onnx`` | ``policy_graph`` (the MLP or ActionNet policy as a hand-built opset-17 graph;    |
+|          | ActionNet's model also takes the af1 rows), ``manifest`` (with ``features`` and  |
+|          | ``strength``), ``export``; the model/manifest contract is in the module docstring |
 
 ``python -m lost_cities.export checkpoint=... out=...`` is :mod:`lost_cities.cli.export`.
 """

@@ -1,19 +1,31 @@
 """A checkpoint's policy as an ONNX model (``python -m lost_cities.export``, :mod:`lost_cities.cli.export`).
 
 Writes the trained policy as an ONNX model plus a manifest JSON beside it (same stem,
-``.json``), the contract the web client reads (web/README.md "The policy"):
+``.json``), the contract the web client reads (web/README.md "The opponents"):
 
 - inputs ``obs`` float32[N, obs_dim] and ``mask`` float32[N, 96] (1 legal, 0 illegal);
+  a network that reads input features beside the observation takes them too, and the
+  manifest's ``features`` names them (absent for the MLP):
+
+  | network      | ``features`` | extra inputs                                                   |
+  | ------------ | ------------ | -------------------------------------------------------------- |
+  | ActorCritic  | (absent)     | none                                                           |
+  | ActionNet    | ``"af1"``    | ``placement`` float32[N, 16, 28], ``draw`` float32[N, 96, 10]: |
+  |              |              | :func:`lost_cities.obs.actions.action_features` of ``obs``     |
+
 - outputs ``probs`` float32[N, 96] (softmax over the legal actions, illegal exactly 0)
   and ``logits`` float32[N, 96] (the masked logits exactly as
   :func:`lost_cities.ppo.network.masked_logits` computes them); opset 17, dynamic N.
+- the manifest's ``inputs`` maps every input name, in the model's order, to its shape;
+  ``strength`` (optional) is one evaluation result the page shows (web/README.md).
 
 The graph is built by hand with ``onnx.helper`` rather than by a converter: jax2onnx
 (the maintained JAX -> ONNX converter) is not in this project's dependencies, and the
 jax2tf + tf2onnx route would pull in TensorFlow; the policy is an MLP of a few Gemm
 and activation nodes, so writing them out keeps the dependency set as it is and keeps
-every node's numerics (e.g. the tanh form of gelu) explicit. Only the policy is
-exported; the critic is not needed to act.
+every node's numerics (e.g. the tanh form of gelu) explicit; ActionNet adds a few
+MatMul, Reshape and broadcast Add nodes. Only the policy is exported; the critic is not
+needed to act.
 """
 
 import datetime
@@ -26,11 +38,19 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from lost_cities import agents
-from lost_cities.game.cards import N_ACTIONS
+from lost_cities.game.cards import N_ACTIONS, N_DRAW_SOURCES
+from lost_cities.obs.actions import AF_VERSION, N_DRAW_FEATURES, N_PLACEMENT_FEATURES, N_PLACEMENTS
 from lost_cities.ppo.network import ILLEGAL_LOGIT
-from lost_cities.ppo.run_dir import GATES_FILE
+from lost_cities.ppo.run_dir import GATES_FILE, read_metrics
 
 MLP_TARGET = "lost_cities.ppo.network.ActorCritic"
+ACTION_TARGET = "lost_cities.ppo.network.ActionNet"
+# Per network: the input features its model takes beside obs and mask (None: none), and
+# their shapes after the batch axis.
+FEATURES = {MLP_TARGET: None, ACTION_TARGET: AF_VERSION}
+FEATURE_INPUTS = {
+    AF_VERSION: {"placement": [N_PLACEMENTS, N_PLACEMENT_FEATURES], "draw": [N_ACTIONS, N_DRAW_FEATURES]}
+}
 OPSET = 17
 IR_VERSION = 8  # readable by every onnxruntime(-web) release that supports opset 17
 ACTION_ENCODING = (
@@ -89,23 +109,87 @@ def _dense(graph, x, layer, name):
     return graph.node("Gemm", [x, kernel, bias], name)
 
 
-def policy_graph(params, network_cfg, obs_dim):
-    """The ONNX model of the policy (trunk and head of :class:`ActorCritic`) with masking and softmax."""
+def _dense_nd(graph, x, layer, name):
+    """A flax ``Dense`` on the last axis of a rank > 2 input (MatMul, then the bias if any)."""
+    product = graph.node("MatMul", [x, graph.constant(f"{name}_kernel", layer["kernel"])], f"{name}_matmul")
+    if "bias" not in layer:
+        return product
+    return graph.node("Add", [product, graph.constant(f"{name}_bias", layer["bias"])], name)
+
+
+def _shape(graph, name, dims):
+    graph.initializers.append(numpy_helper.from_array(np.asarray(dims, np.int64), name))
+    return name
+
+
+def network_features(network_cfg):
+    """The input features (``None`` or ``"af1"``) of a network config's exported model."""
     target = network_cfg.get("_target_", MLP_TARGET)
-    if target != MLP_TARGET:
-        raise ValueError(f"no ONNX export for network {target} yet; only {MLP_TARGET}")
+    if target not in FEATURES:
+        raise ValueError(f"no ONNX export for network {target}; supported: {sorted(FEATURES)}")
+    return FEATURES[target]
+
+
+def input_shapes(network_cfg, obs_dim):
+    """``{input name: shape}`` of the exported model, in its input order (``"N"``: the batch)."""
+    shapes = {"obs": ["N", obs_dim], "mask": ["N", N_ACTIONS]}
+    features = network_features(network_cfg)
+    if features is not None:
+        shapes.update({name: ["N", *dims] for name, dims in FEATURE_INPUTS[features].items()})
+    return shapes
+
+
+def _trunk(graph, weights, hidden, activation):
+    """The observation MLP (``network.MLP``) on ``obs``: the name of its output."""
+    x = "obs"
+    for i in range(len(hidden)):
+        pre = _dense(graph, x, weights[f"Dense_{i}"], f"trunk{i}_linear")
+        x = ACTIVATIONS[activation](graph, pre, f"trunk{i}")
+    return x
+
+
+def _mlp_logits(graph, weights, network_cfg):
+    trunk = _trunk(graph, weights["trunk"], network_cfg["hidden"], network_cfg["activation"])
+    return _dense(graph, trunk, weights["head"], "head")
+
+
+def _action_logits(graph, weights, network_cfg):
+    """:class:`ActionNet`'s ``_policy``: placement scores plus context-weighted draw terms."""
+    act = ACTIVATIONS[network_cfg["activation"]]
+    context = _trunk(graph, weights["trunk"], network_cfg["hidden"], network_cfg["activation"])
+    axis1 = _shape(graph, "axis1", [1])
+    context_in = graph.node(
+        "Unsqueeze", [_dense(graph, context, weights["context_in"], "context_in"), axis1], "context_in_1"
+    )  # [N, 1, H]
+    placement_in = _dense_nd(graph, "placement", weights["placement_in"], "placement_in")  # [N, 16, H]
+    h = act(graph, graph.node("Add", [placement_in, context_in], "placement0_pre"), "placement0")
+    for i in range(len(network_cfg["placement_hidden"]) - 1):
+        pre = _dense_nd(graph, h, weights[f"placement_layers_{i}"], f"placement{i + 1}_linear")
+        h = act(graph, pre, f"placement{i + 1}")
+    score = _dense_nd(graph, h, weights["placement_score"], "placement_score")  # [N, 16, 1]
+    draw_weights = _dense(graph, context, weights["draw_weights"], "draw_weights")  # [N, 10]
+    column = graph.node("Unsqueeze", [draw_weights, _shape(graph, "axis2", [2])], "draw_weights_column")
+    draw_term = graph.node("MatMul", ["draw", column], "draw_term_flat")  # [N, 96, 1]
+    by_placement = _shape(graph, "by_placement", [0, N_PLACEMENTS, N_DRAW_SOURCES])
+    draw_term = graph.node("Reshape", [draw_term, by_placement], "draw_term")  # [N, 16, 6]
+    logits = graph.node("Add", [score, draw_term], "raw_by_placement")
+    return graph.node("Reshape", [logits, _shape(graph, "flat_actions", [0, N_ACTIONS])], "raw")
+
+
+LOGITS = {MLP_TARGET: _mlp_logits, ACTION_TARGET: _action_logits}
+
+
+def policy_graph(params, network_cfg, obs_dim):
+    """The ONNX model of the policy (:class:`ActorCritic`'s trunk and head, or
+    :class:`ActionNet`'s policy) with masking and softmax; the critic is left out."""
+    network_features(network_cfg)  # refuses a network with no export
     activation = network_cfg["activation"]
     if activation not in ACTIVATIONS:
         raise ValueError(
             f"network.activation={activation!r} has no ONNX export; supported: {sorted(ACTIVATIONS)}"
         )
-    weights = params["params"]
     graph = _Graph()
-    x = "obs"
-    for i in range(len(network_cfg["hidden"])):
-        pre = _dense(graph, x, weights["trunk"][f"Dense_{i}"], f"trunk{i}_linear")
-        x = ACTIVATIONS[activation](graph, pre, f"trunk{i}")
-    raw = _dense(graph, x, weights["head"], "head")
+    raw = LOGITS[network_cfg.get("_target_", MLP_TARGET)](graph, params["params"], network_cfg)
     legal = graph.node("Greater", ["mask", graph.constant("half", 0.5)], "legal")
     illegal = graph.constant("illegal_logit", np.full((1, N_ACTIONS), ILLEGAL_LOGIT))
     graph.node("Where", [legal, raw, illegal], "logits")
@@ -115,8 +199,8 @@ def policy_graph(params, network_cfg, obs_dim):
             graph.nodes,
             "lost_cities_policy",
             inputs=[
-                helper.make_tensor_value_info("obs", TensorProto.FLOAT, ["N", obs_dim]),
-                helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["N", N_ACTIONS]),
+                helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+                for name, shape in input_shapes(network_cfg, obs_dim).items()
             ],
             outputs=[
                 helper.make_tensor_value_info("probs", TensorProto.FLOAT, ["N", N_ACTIONS]),
@@ -158,7 +242,63 @@ def config_digest(config):
     return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
 
 
-def manifest(agent, checkpoint, name):
+# Anchors from strongest to weakest (SPEC §6); the web client's fallback reads the same order.
+ANCHORS = ("heuristic_expert", "heuristic_cautious", "heuristic_balanced", "discard_only", "random")
+STRENGTH_REQUIRED = ("opponent", "games", "win_rate")
+STRENGTH_SHOWN = ("win_rate_lower", "win_rate_upper", "margin_mean")
+
+
+def _strength_entry(result, opponent=None):
+    """A manifest ``strength`` (web/README.md) from one evaluation or gate result."""
+    entry = {"opponent": result.get("opponent", opponent), **result}
+    missing = [key for key in STRENGTH_REQUIRED if entry.get(key) is None]
+    if missing:
+        raise ValueError(f"an evaluation result needs {', '.join(missing)} to be a strength")
+    return {key: entry[key] for key in STRENGTH_REQUIRED + STRENGTH_SHOWN if entry.get(key) is not None}
+
+
+def strength_from_results(results):
+    """The ``strength`` of a results JSON: one result (``python -m lost_cities.evaluate``'s
+    ``results.json``), or a mapping of name -> result (``gates.json``, ``evaluation.json``),
+    of which the strongest anchor present is taken (else the first entry)."""
+    if "win_rate" in results:
+        return _strength_entry(results)
+    if not results:
+        raise ValueError("the evaluation results are empty")
+    by_opponent = {result.get("opponent", name): (name, result) for name, result in results.items()}
+    chosen = next((anchor for anchor in ANCHORS if anchor in by_opponent), next(iter(by_opponent)))
+    name, result = by_opponent[chosen]
+    return _strength_entry(result, opponent=name)
+
+
+def strength_at_update(run_dir, config, update):
+    """The strength of the exported update from the run's own gates: the metrics row of
+    that update, if gates ran then (``gates/<gate>/<metric>``), its strongest anchor;
+    None when no gate ran at that update."""
+    rows = [
+        r
+        for r in read_metrics(run_dir)
+        if r.get("update") == update and any(k.startswith("gates/") for k in r)
+    ]
+    row = rows[-1] if rows else None
+    gates = (config.get("gates") or {}).get("gates") or {}
+    if row is None or not gates:
+        return None
+    results = {}
+    for gate, spec in gates.items():
+        if f"gates/{gate}/win_rate" not in row:
+            continue
+        result = {key: row[f"gates/{gate}/{key}"] for key in STRENGTH_SHOWN if f"gates/{gate}/{key}" in row}
+        result.update(
+            opponent=spec["opponent"], games=2 * spec["deals"], win_rate=row[f"gates/{gate}/win_rate"]
+        )
+        results[gate] = result
+    return strength_from_results(results) if results else None
+
+
+def manifest(agent, checkpoint, name, evaluation=None):
+    """The manifest of an exported checkpoint; ``evaluation`` (a results JSON path) sets
+    ``strength``, else the run's gates at the exported update do (absent if neither)."""
     meta = agent.meta
     if "config" not in meta:
         raise ValueError(
@@ -166,7 +306,12 @@ def manifest(agent, checkpoint, name):
         )
     run_dir = run_dir_of(checkpoint)
     gates = run_dir / GATES_FILE if run_dir else None
-    return {
+    if evaluation is not None:
+        strength = strength_from_results(json.loads(Path(evaluation).read_text()))
+    else:
+        strength = strength_at_update(run_dir, meta["config"], meta["update"]) if run_dir else None
+    features = network_features(meta["network"])
+    info = {
         "name": name or default_name(meta, checkpoint),
         "placeholder": False,
         "obs_version": meta["obs_version"],
@@ -175,7 +320,7 @@ def manifest(agent, checkpoint, name):
         "action_encoding": ACTION_ENCODING,
         "env": meta["env"],
         "opset": OPSET,
-        "inputs": {"obs": ["N", meta["obs_dim"]], "mask": ["N", N_ACTIONS]},
+        "inputs": input_shapes(meta["network"], meta["obs_dim"]),
         "outputs": {"probs": ["N", N_ACTIONS], "logits": ["N", N_ACTIONS]},
         "illegal_logit": ILLEGAL_LOGIT,
         "network": meta["network"],
@@ -185,6 +330,11 @@ def manifest(agent, checkpoint, name):
         "gates": json.loads(gates.read_text()) if gates and gates.exists() else None,
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
+    if features is not None:
+        info["features"] = features
+    if strength is not None:
+        info["strength"] = strength
+    return info
 
 
 def default_name(meta, checkpoint):
@@ -193,14 +343,15 @@ def default_name(meta, checkpoint):
     return f"{meta['config']['experiment_name']} {run_dir.absolute().name} update {meta['update']}"
 
 
-def export(checkpoint, out, name=None):
-    """Write ``out`` (.onnx) and its manifest (.json); returns both paths."""
+def export(checkpoint, out, name=None, evaluation=None):
+    """Write ``out`` (.onnx) and its manifest (.json); returns both paths. ``evaluation``:
+    a results JSON whose result becomes the manifest's ``strength`` (see :func:`manifest`)."""
     out = Path(out)
     if out.suffix != ".onnx":
         raise ValueError(f"out={out} must end in .onnx (the manifest is written beside it as .json)")
     agent = agents.load(checkpoint)
     model = policy_graph(agent.params, agent.meta["network"], agent.meta["obs_dim"])
-    info = manifest(agent, checkpoint, name)
+    info = manifest(agent, checkpoint, name, evaluation)
     out.parent.mkdir(parents=True, exist_ok=True)
     onnx.save(model, out)
     manifest_path = out.with_suffix(".json")

@@ -1,5 +1,6 @@
-"""ONNX export: onnxruntime against JAX on real match positions, the manifest, and the
-ONNX agent against the checkpoint agent.
+"""ONNX export: onnxruntime against JAX on real match positions (the MLP and ActionNet
+with its ``af1`` feature inputs), the manifest, and the ONNX agent against the
+checkpoint agent.
 
 The checkpoint is written by the project's own code (``Trainer`` from the composed
 config, ``Checkpoints.save`` with ``checkpoint_meta``), its network's weights drawn
@@ -24,6 +25,7 @@ from lost_cities.agents.onnx import OnnxAgent
 from lost_cities.cli.train import checkpoint_meta
 from lost_cities.envs import make as make_env
 from lost_cities.export import OPSET, config_digest, export, policy_graph
+from lost_cities.obs.actions import batched_action_features
 from lost_cities.ppo import config as schema
 from lost_cities.ppo.checkpoint import Checkpoints
 from lost_cities.ppo.network import ILLEGAL_LOGIT, masked_logits
@@ -31,11 +33,17 @@ from lost_cities.ppo.trainer import Trainer, TrainState
 
 GAMES, PLIES = 8, 200  # up to 1,600 positions of 3-round matches
 TOLERANCE = 1e-5
+ACTION_LOGITS_ATOL = 2e-4  # ActionNet's legal logits (|logit| up to ~50 with the drawn weights)
 
 
-def make_trainer(activation):
-    """The Trainer of a match3 run with a [64, 32] ``activation`` network."""
-    overrides = ["env=match3", "logger=none", "network.hidden=[64,32]", f"network.activation={activation}"]
+ACTION_NETWORK = ["network=action", "network.placement_hidden=[32,16]"]  # a placement layer too
+
+
+def make_trainer(activation, network=()):
+    """The Trainer of a match3 run with a [64, 32] ``activation`` network (``network``:
+    more overrides, e.g. :data:`ACTION_NETWORK`)."""
+    overrides = ["env=match3", "logger=none", *network, "network.hidden=[64,32]"]
+    overrides += [f"network.activation={activation}"]
     overrides += ["ppo.num_envs=2", "ppo.rollout_length=4", "ppo.total_decisions=8", "ppo.minibatches=1"]
     with initialize_config_module(config_module="lost_cities.conf", version_base=None):
         return Trainer.from_config(schema.validate(compose("config", overrides=overrides)))
@@ -60,9 +68,10 @@ def init_params(trainer, seed):
     )
 
 
-def write_run(run_dir, gates):
-    """A relu match3 run dir with one checkpoint (update 0) and a ``gates.json``."""
-    trainer = make_trainer("relu")
+def write_run(run_dir, gates, network=(), metrics=()):
+    """A relu match3 run dir with one checkpoint (update 0), a ``gates.json`` and
+    ``metrics.jsonl`` rows ``metrics``."""
+    trainer = make_trainer("relu", network)
     params = init_params(trainer, 0)
     zero = jnp.int32(0)
     state = TrainState(params, trainer.optimizer.init(params), None, jax.random.PRNGKey(0), zero, zero, zero)
@@ -70,22 +79,21 @@ def write_run(run_dir, gates):
     checkpoints.save(0, state, checkpoint_meta(trainer, 0), best_score=0.0)
     checkpoints.close()
     (Path(run_dir) / "gates.json").write_text(json.dumps(gates))
+    (Path(run_dir) / "metrics.jsonl").write_text("".join(json.dumps(row) + "\n" for row in metrics))
     return trainer, params
 
 
-@pytest.fixture(scope="module")
-def positions():
+def play_positions(bot_names, seed, games=GAMES):
     """States, observations and legal masks of the player to move, from match3 games where
-    each move is the random bot's or discard_only's by a coin flip (random alone drags a
-    round out over a hundred plies; the mix reaches round 3)."""
+    each move is one of the two bots' by a coin flip."""
     env = make_env("match3")
-    random_bot, discard_only = bots.make("random"), bots.make("discard_only")
+    first, second = (bots.make(name) for name in bot_names)
 
     def ply(state, key):
         player = env.to_move(state)
         record = (state, env.observe(state, player), env.legal_mask(state), env.done(state))
         coin, key = jax.random.split(key)
-        action = jnp.where(jax.random.bernoulli(coin), random_bot(state, key), discard_only(state, key))
+        action = jnp.where(jax.random.bernoulli(coin), first(state, key), second(state, key))
         state, _, _ = env.step(state, action)
         return state, record
 
@@ -93,10 +101,24 @@ def positions():
         init_key, play_key = jax.random.split(key)
         return jax.lax.scan(ply, env.init(init_key), jax.random.split(play_key, PLIES))[1]
 
-    states, obs, masks, done = jax.jit(jax.vmap(game))(jax.random.split(jax.random.PRNGKey(3), GAMES))
+    states, obs, masks, done = jax.jit(jax.vmap(game))(jax.random.split(jax.random.PRNGKey(seed), games))
     live = ~np.asarray(done).reshape(-1)
     flat = jax.tree_util.tree_map(lambda x: np.asarray(x).reshape(-1, *x.shape[2:])[live], states)
     return flat, np.asarray(obs).reshape(-1, env.obs_dim)[live], np.asarray(masks).reshape(-1, 96)[live]
+
+
+@pytest.fixture(scope="module")
+def positions():
+    """Positions of games of random and discard_only moves (random alone drags a round out
+    over a hundred plies; the mix reaches round 3)."""
+    return play_positions(("random", "discard_only"), seed=3)
+
+
+@pytest.fixture(scope="module")
+def expert_positions():
+    """Positions of games of heuristic_expert and random moves: expeditions built as a
+    strong player builds them, which the af1 rows describe."""
+    return play_positions(("heuristic_expert", "random"), seed=4, games=4)
 
 
 @pytest.fixture(scope="module")
@@ -113,11 +135,21 @@ def jax_policy(trainer, params, obs, masks):
     return np.asarray(jax.nn.softmax(logits)), np.asarray(logits)
 
 
-def check_parity(trainer, params, session, obs, masks):
-    probs, logits = session.run(["probs", "logits"], {"obs": obs, "mask": masks.astype(np.float32)})
+def feeds(obs, masks, features=None):
+    """The model's inputs; ``features="af1"`` adds the action feature rows computed in JAX."""
+    inputs = {"obs": obs, "mask": masks.astype(np.float32)}
+    if features == "af1":
+        placement, draw = jax.jit(batched_action_features)(jnp.asarray(obs))
+        inputs.update(placement=np.asarray(placement), draw=np.asarray(draw))
+    return inputs
+
+
+def check_parity(trainer, params, session, obs, masks, features=None, logits_atol=TOLERANCE):
+    """onnxruntime against flax; returns the largest absolute differences of probs and legal logits."""
+    probs, logits = session.run(["probs", "logits"], feeds(obs, masks, features))
     want_probs, want_logits = jax_policy(trainer, params, obs, masks)
     assert np.abs(probs - want_probs).max() <= TOLERANCE
-    np.testing.assert_allclose(logits[masks], want_logits[masks], rtol=TOLERANCE, atol=TOLERANCE)
+    np.testing.assert_allclose(logits[masks], want_logits[masks], rtol=TOLERANCE, atol=logits_atol)
     assert np.array_equal(logits[~masks], np.full((~masks).sum(), ILLEGAL_LOGIT, np.float32))
     assert np.all(probs[~masks] == 0)
     np.testing.assert_allclose(probs.sum(-1), 1, atol=1e-5)
@@ -125,6 +157,7 @@ def check_parity(trainer, params, session, obs, masks):
     assert np.array_equal(legal_argmax, np.where(masks, want_probs, -1).argmax(-1))
     assert np.array_equal(logits.argmax(-1), want_logits.argmax(-1))
     assert masks[np.arange(len(masks)), legal_argmax].all()
+    return np.abs(probs - want_probs).max(), np.abs(logits[masks] - want_logits[masks]).max()
 
 
 def test_enough_real_positions(positions):
@@ -260,3 +293,139 @@ def test_out_must_be_onnx(relu_run, tmp_path):
     run_dir, *_ = relu_run
     with pytest.raises(ValueError, match="must end in .onnx"):
         export(run_dir, tmp_path / "policy.bin")
+
+
+# ActionNet: the af1 feature inputs beside obs and mask, and the manifest that names them.
+GATE_ROW = {
+    "update": 0,
+    "gates/heuristic_balanced/win_rate": 0.4,
+    "gates/heuristic_expert/win_rate": 0.25,
+    "gates/heuristic_expert/win_rate_lower": 0.2,
+    "gates/heuristic_expert/win_rate_upper": 0.3,
+    "gates/heuristic_expert/margin_mean": -12.5,
+}
+
+
+@pytest.fixture(scope="module")
+def action_run(tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("action_run")
+    trainer, params = write_run(
+        run_dir,
+        gates={"random": {"passed": True}},
+        network=ACTION_NETWORK,
+        metrics=[GATE_ROW, {**GATE_ROW, "update": 5, "gates/heuristic_expert/win_rate": 0.9}],
+    )
+    out, manifest = export(run_dir, run_dir / "policy.onnx")
+    return run_dir, trainer, params, out, manifest
+
+
+def test_action_net_positions_cover_strong_play(expert_positions):
+    states, obs, masks = expert_positions
+    assert len(obs) >= 500 and len(np.unique(obs, axis=0)) >= 500
+    assert set(np.asarray(states.round_idx).tolist()) == {0, 1, 2}
+    started = np.asarray(states.round.exp_count) > 0
+    assert started.sum(axis=(1, 2)).max() >= 6  # expeditions on both sides, not only discards
+
+
+@pytest.mark.parametrize("activation", ["relu", "tanh", "gelu"])
+def test_action_net_parity(activation, positions, expert_positions):
+    """ActionNet's graph (context MLP, placement MLP of two layers, draw terms) against flax
+    on real positions of random and of expert play, its af1 rows computed in JAX."""
+    trainer = make_trainer(activation, ACTION_NETWORK)
+    params = init_params(trainer, 2)
+    network_cfg = {"_target_": "lost_cities.ppo.network.ActionNet", "hidden": [64, 32]}
+    network_cfg.update(placement_hidden=[32, 16], activation=activation)
+    model = policy_graph(params, network_cfg, trainer.env.obs_dim)
+    session = ort.InferenceSession(model.SerializeToString())
+    for _, obs, masks in (positions, expert_positions):
+        # Logits of tens of units from sums of larger terms: float32 summation order
+        # (XLA's dot against onnxruntime's MatMul) shows at ~1e-5 of their size.
+        probs_error, logits_error = check_parity(
+            trainer, params, session, obs, masks, features="af1", logits_atol=ACTION_LOGITS_ATOL
+        )
+        print(
+            f"{activation}: {len(obs)} positions, max |probs| diff {probs_error:.2e}, "
+            f"logits {logits_error:.2e}"
+        )
+
+
+def test_action_net_logits_spread(action_run, expert_positions):
+    """The parity above compares real decisions: the drawn weights make the legal logits
+    differ by many units, not a near-tie, and the af1 inputs move them (zeroed rows change them)."""
+    _, _, _, out, _ = action_run
+    _, obs, masks = expert_positions
+    session = agents.load(out).session
+    inputs = feeds(obs, masks, "af1")
+    _, logits = session.run(["probs", "logits"], inputs)
+    legal = np.where(masks, logits, np.nan)
+    assert np.nanmedian(np.nanmax(legal, -1) - np.nanmin(legal, -1)) > 5
+    zeroed = {**inputs, "draw": np.zeros_like(inputs["draw"])}
+    assert np.abs(session.run(["logits"], zeroed)[0][masks] - logits[masks]).max() > 1
+
+
+def test_action_net_model_contract_and_manifest(action_run):
+    run_dir, _, _, out, manifest_path = action_run
+    model = onnx.load(out)
+    onnx.checker.check_model(model, full_check=True)
+    shapes = {
+        v.name: [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim]
+        for v in [*model.graph.input, *model.graph.output]
+    }
+    want = {"obs": ["N", 512], "mask": ["N", 96], "placement": ["N", 16, 28], "draw": ["N", 96, 10]}
+    assert shapes == {**want, "probs": ["N", 96], "logits": ["N", 96]}
+    assert [v.name for v in model.graph.input] == list(want)
+    manifest = json.loads(manifest_path.read_text())
+    assert manifest["features"] == "af1"
+    assert manifest["inputs"] == want
+    assert manifest["network"]["_target_"] == "lost_cities.ppo.network.ActionNet"
+    # strength: the run's gates at the exported update (update 0), strongest anchor first
+    assert manifest["strength"] == {
+        "opponent": "heuristic_expert",
+        "games": 400,
+        "win_rate": 0.25,
+        "win_rate_lower": 0.2,
+        "win_rate_upper": 0.3,
+        "margin_mean": -12.5,
+    }
+    assert manifest["checkpoint"] == f"{run_dir.parent.name}/{run_dir.name}"
+
+
+def test_mlp_manifest_has_no_features(relu_run):
+    _, _, _, _, manifest_path = relu_run
+    manifest = json.loads(manifest_path.read_text())
+    assert "features" not in manifest and "strength" not in manifest  # no gate ran at update 0
+    assert list(manifest["inputs"]) == ["obs", "mask"]
+
+
+def test_strength_from_an_evaluation_file(action_run, tmp_path):
+    """``evaluation=``: evaluate's results.json (one result) or a name -> result mapping."""
+    run_dir, *_ = action_run
+    one = {
+        "agent": "a.onnx",
+        "opponent": "heuristic_balanced",
+        "games": 40,
+        "win_rate": 0.5,
+        "margin_mean": 3.0,
+    }
+    (tmp_path / "results.json").write_text(json.dumps({**one, "win_rate_lower": None}))
+    _, manifest_path = export(run_dir, tmp_path / "one.onnx", evaluation=tmp_path / "results.json")
+    assert json.loads(manifest_path.read_text())["strength"] == {
+        "opponent": "heuristic_balanced",
+        "games": 40,
+        "win_rate": 0.5,
+        "margin_mean": 3.0,
+    }
+    mapping = {"random": {"games": 4, "win_rate": 1.0}, "heuristic_expert": {"games": 8, "win_rate": 0.125}}
+    (tmp_path / "evaluation.json").write_text(json.dumps(mapping))
+    _, manifest_path = export(run_dir, tmp_path / "two.onnx", evaluation=tmp_path / "evaluation.json")
+    strength = json.loads(manifest_path.read_text())["strength"]
+    assert strength == {"opponent": "heuristic_expert", "games": 8, "win_rate": 0.125}
+    (tmp_path / "bad.json").write_text(json.dumps({"opponent": "random", "win_rate": 1.0}))
+    with pytest.raises(ValueError, match="needs games"):
+        export(run_dir, tmp_path / "three.onnx", evaluation=tmp_path / "bad.json")
+
+
+def test_unknown_network_is_refused(relu_run):
+    _, trainer, params, _, _ = relu_run
+    with pytest.raises(ValueError, match="no ONNX export for network my.Net"):
+        policy_graph(params, {"_target_": "my.Net", "hidden": [64, 32], "activation": "relu"}, 512)
