@@ -429,3 +429,44 @@ def test_unknown_network_is_refused(relu_run):
     _, trainer, params, _, _ = relu_run
     with pytest.raises(ValueError, match="no ONNX export for network my.Net"):
         policy_graph(params, {"_target_": "my.Net", "hidden": [64, 32], "activation": "relu"}, 512)
+
+
+def test_onnx_action_agent_acts_like_checkpoint_agent(action_run, expert_positions):
+    """The ONNX agent computes the af1 rows itself (manifest ``features``), in ``act`` and
+    in the batched ``policy`` form, and picks what the checkpoint agent picks."""
+    run_dir, _, _, out, _ = action_run
+    states, _, _ = expert_positions
+    onnx_agent, jax_agent = agents.load(out), agents.load(run_dir)
+    assert onnx_agent.feature_names == ("placement", "draw")
+    picks = list(range(0, len(states.done), 25))
+    expected = []
+    for i in picks:
+        state = jax.tree_util.tree_map(lambda x, i=i: x[i], states)
+        player = int(state.to_move)
+        expected.append(jax_agent.act(state, player))
+        assert onnx_agent.act(state, player) == expected[-1]
+    batch = jax.tree_util.tree_map(lambda x: x[np.asarray(picks)], states)
+    keys = jax.random.split(jax.random.PRNGKey(0), len(picks))
+    assert np.asarray(jax.jit(jax.vmap(onnx_agent.policy))(batch, keys)).tolist() == expected
+
+
+def test_evaluate_plays_an_action_net_onnx(action_run):
+    """``python -m lost_cities.evaluate agent=<ActionNet .onnx>``'s run (lost_cities.cli.evaluate.run,
+    the CLI without Hydra's config layer) plays whole duplicate matches with the ONNX agent."""
+    from omegaconf import OmegaConf
+
+    from lost_cities.cli import evaluate
+
+    out = action_run[3]
+    cfg = {"agent": str(out), "opponent": "discard_only", "env": "match3", "deals": 3, "bank": "v1"}
+    results = evaluate.run(OmegaConf.create({**cfg, "seed": 0, "batch_size": 3, "progress": False}))
+    assert results["games"] == 6 and results["wins"] + results["draws"] + results["losses"] == 6
+    assert results["agent"] == str(out) and results["max_steps_rate"] == 0
+
+
+def test_unknown_features_are_refused(action_run, tmp_path):
+    _, _, _, out, manifest_path = action_run
+    (tmp_path / "m.onnx").write_bytes(out.read_bytes())
+    (tmp_path / "m.json").write_text(json.dumps({**json.loads(manifest_path.read_text()), "features": "af9"}))
+    with pytest.raises(ValueError, match="input features 'af9'; this agent computes af1"):
+        agents.load(tmp_path / "m.onnx")
