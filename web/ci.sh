@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Web client CI: unit tests (TypeScript engine vs the Python parity fixture, agent index,
-# record, hints), the static build, and the end-to-end matches (1280x720 and 390x844) in
+# Web client CI: unit tests (TypeScript engine and af1 action features vs the Python parity
+# fixtures, agent index, record, hints), the static build, and the end-to-end matches (1280x720,
+# 390x844, and one against a test-only af1 model) in
 # headless Chromium checked by `python -m lost_cities.replay`. Writes only git-ignored paths
 # (node_modules/, dist/, test-results/): a run leaves `git status` as it found it.
 # Needs node >= 20 and the lost_cities package installed (pip install -e .).
@@ -15,4 +16,8 @@ fi
 npm ci --no-audit --no-fund
 npx vitest run
 npm run build
-node e2e/play.mjs --chromium "$CHROMIUM"
+# A test-only af1 model (zero weights but the expert-total draw weight: it plays heuristic_expert's
+# moves through the page's af1 rows) for the third e2e match; written to git-ignored test-results/.
+mkdir -p test-results
+(cd .. && python -m lost_cities.cli.action_fixture --expert-model web/test-results/af1-expert.onnx)
+node e2e/play.mjs --chromium "$CHROMIUM" --af1-model test-results/af1-expert.onnx

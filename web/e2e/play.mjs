@@ -31,10 +31,17 @@ const BASE_PATH = '/some/base/path/'; // the site must not assume it is served f
 const OUTPUT = join(WEB, 'test-results'); // git-ignored: screenshots and the downloaded logs
 const LATENCY_BAR_MS = 50;
 const SECOND_ID = 'e2e-second'; // test-only index entry: the shipped model under another id and name
+const AF1_ID = 'e2e-af1'; // test-only index entry: an af1 model (--af1-model), never shipped
 const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json', '.onnx': 'application/octet-stream', '.png': 'image/png' };
 
 const { values: args } = parseArgs({
-  options: { seed: { type: 'string', default: '2024' }, chromium: { type: 'string', default: '/usr/bin/chromium' } },
+  options: {
+    seed: { type: 'string', default: '2024' },
+    chromium: { type: 'string', default: '/usr/bin/chromium' },
+    // an af1 model and its manifest beside it (ci.sh writes the test-only one with
+    // `python -m lost_cities.cli.action_fixture --expert-model ...`): a third match against it
+    'af1-model': { type: 'string' },
+  },
 });
 
 function serveDist() {
@@ -104,6 +111,21 @@ async function routeTwoAgents(context) {
     const strength = { opponent: 'heuristic_expert', games: 400, win_rate: 0.5, win_rate_lower: 0.45, win_rate_upper: 0.55, margin_mean: 0 };
     await route.fulfill({ json: { ...manifest, name: 'E2E test copy (same model)', strength } });
   });
+}
+
+/** Serve agents.json with a test-only af1 entry whose model and manifest are read from `modelPath` (and its .json). */
+async function routeAf1Agent(context, modelPath) {
+  await context.route('**/agents.json', async (route) => {
+    const index = await (await route.fetch()).json();
+    index.agents.push({ id: AF1_ID, model: `${AF1_ID}.onnx`, manifest: `${AF1_ID}.json` });
+    await route.fulfill({ json: index });
+  });
+  await context.route(`**/${AF1_ID}.onnx`, (route) =>
+    route.fulfill({ body: readFileSync(modelPath), contentType: 'application/octet-stream' }),
+  );
+  await context.route(`**/${AF1_ID}.json`, (route) =>
+    route.fulfill({ json: JSON.parse(readFileSync(modelPath.replace(/\.onnx$/, '.json'), 'utf8')) }),
+  );
 }
 
 /** What the layout must satisfy at any moment: no sideways scroll, no NaN/undefined shown. */
@@ -282,6 +304,25 @@ async function main() {
     check(record[firstId].played === 1 && record[firstId].wins === won(a) && record[firstId].losses === lost(a), `record vs ${firstId}: ${JSON.stringify(record[firstId])}`);
     check(record[SECOND_ID].played === 1 && record[SECOND_ID].wins === won(b) && record[SECOND_ID].losses === lost(b), `record vs ${SECOND_ID}: ${JSON.stringify(record[SECOND_ID])}`);
 
+    // 3. An af1 model (manifest features "af1": the page computes the action feature rows for the
+    // agent's moves and for the hints). The test-only model plays heuristic_expert's moves when its
+    // rows are right, so the Python check of the log compares every agent move with the expert's.
+    let af1 = null;
+    if (args['af1-model']) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
+      await routeAf1Agent(context, args['af1-model']);
+      const page = await context.newPage();
+      watch(page, 'af1', origin, errors);
+      const c = await playMatch(page, {
+        label: 'af1 1280x720', agentId: AF1_ID, url, seed: Number(args.seed) + 2, hintMoves: 4,
+        screenshot: { name: 'af1', hints: true, fullPage: true }, touch: false,
+      });
+      check((await page.evaluate(() => window.lostCities.policy.manifest.features)) === 'af1', 'the af1 agent has no features in its manifest');
+      const checked = execFileSync('python', ['-m', 'lost_cities.cli.action_fixture', '--check-log', join(OUTPUT, 'games-af1.jsonl')], { cwd: REPO, encoding: 'utf8' }).trim();
+      af1 = { match: c, checked };
+      await context.close();
+    }
+
     // The default start-up (WebGPU if the browser offers an adapter, else WASM) must be clean too; on a
     // deal where the human starts, the agent panel must say it has not moved yet (it once said "median NaN").
     let humanSeed = 1;
@@ -317,6 +358,12 @@ async function main() {
       console.log(`e2e ${label}: played a full match vs ${r.game.opponent.id} (${r.humanMoves} human moves, ${r.game.actions.length} plies, hints shown on ${r.hintsSeen} moves, logged hinted plies ${JSON.stringify(r.game.hints.plies)})`);
       console.log(`e2e ${label}: final you ${r.shown.you} : agent ${r.shown.agent}; Python replay ${JSON.stringify(r.replayed.final_carry)} (seats ${r.game.seats}) - match`);
       console.log(`e2e ${label}: scrollWidth <= clientWidth at every check (max scrollWidth ${Math.max(...r.widths)}); at the start the agent panel said "${r.speed}"`);
+    }
+    if (af1) {
+      console.log(`e2e af1: played a full match vs ${AF1_ID} (${af1.match.humanMoves} human moves, hints shown on ${af1.match.hintsSeen}); final you ${af1.match.shown.you} : agent ${af1.match.shown.agent}, replay matches`);
+      console.log(`e2e af1: ${af1.checked}; agent move latency on WASM (features included): median ${percentile(af1.match.latencies, 0.5).toFixed(2)} ms`);
+    } else {
+      console.log('e2e af1: skipped (no --af1-model)');
     }
     console.log(`e2e: your record after both: ${JSON.stringify(record)}; the log (2 games) replays with lost_cities.replay`);
     console.log(`e2e: agent move latency on WASM: median ${median.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms (bar: median < ${LATENCY_BAR_MS} ms)`);

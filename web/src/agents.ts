@@ -9,7 +9,7 @@
  * URLs relative to the index. The name and the measured strength come from the manifest
  * (`python -m lost_cities.export` writes it): `name`, and `strength` or else `gates`.
  */
-import { type Manifest, observationFor } from './policyContract';
+import { type Manifest, inputsFor } from './policyContract';
 
 export const INDEX_FORMAT = 'lost-cities-agents';
 export const INDEX_VERSION = 1;
@@ -41,7 +41,7 @@ export interface Agent extends AgentEntry {
   name: string;
   manifest: Manifest | null;
   strength: Strength | null;
-  /** Why this page cannot play the agent (manifest missing or an observation it lacks); null if playable. */
+  /** Why this page cannot play the agent (manifest missing, an observation or features it lacks); null if playable. */
   problem: string | null;
 }
 
@@ -135,7 +135,7 @@ export function describeAgent(entry: AgentEntry, manifest: Manifest | null, load
   if (!manifest) return { ...entry, name: entry.id, manifest: null, strength: null, problem: loadProblem ?? 'no manifest' };
   let problem: string | null = null;
   try {
-    observationFor(manifest);
+    inputsFor(manifest);
   } catch (error) {
     problem = error instanceof Error ? error.message : String(error);
   }

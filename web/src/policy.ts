@@ -1,11 +1,11 @@
-/** Runs the exported ONNX policy in the browser with onnxruntime-web (WebGPU when available, else WASM). */
+/** Runs the exported ONNX policy in the browser with onnxruntime-web (WebGPU when available, else WASM);
+ * a model whose manifest names `features` (af1) is also fed those rows, for its moves and the hints alike. */
 import * as ort from 'onnxruntime-web';
 import type { Agent } from './agents';
 import { N_ACTIONS } from './cards';
 import { legalMask } from './engine';
 import type { MatchState } from './match';
-import type { ObservationSpec } from './observations';
-import { type Manifest, argmaxLegal, observationFor } from './policyContract';
+import { type Manifest, argmaxLegal, inputsFor } from './policyContract';
 
 export interface Decision {
   action: number;
@@ -47,7 +47,7 @@ async function createSession(modelUrl: string, preferWasm: boolean) {
 export async function loadPolicy(agent: Agent, preferWasm = false): Promise<Policy> {
   if (!agent.manifest || agent.problem) throw new Error(`${agent.name}: ${agent.problem ?? 'no manifest'}`);
   const manifest = agent.manifest;
-  const spec: ObservationSpec = observationFor(manifest);
+  const { observation: spec, features } = inputsFor(manifest);
   ort.env.logLevel = 'error'; // onnxruntime's start-up warnings (e.g. an unknown CPU vendor) are not the player's concern
   ort.env.wasm.numThreads = self.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency) : 1;
   const { session, backend } = await createSession(agent.modelUrl, preferWasm);
@@ -55,10 +55,16 @@ export async function loadPolicy(agent: Agent, preferWasm = false): Promise<Poli
   const run = async (ms: MatchState): Promise<Decision> => {
     const start = performance.now();
     const mask = legalMask(ms.round);
-    const feeds = {
-      obs: new ort.Tensor('float32', spec.observe(ms, ms.round.toMove), [1, spec.dim]),
+    const obs = spec.observe(ms, ms.round.toMove);
+    const feeds: Record<string, ort.Tensor> = {
+      obs: new ort.Tensor('float32', obs, [1, spec.dim]),
       mask: new ort.Tensor('float32', Float32Array.from(mask, Number), [1, N_ACTIONS]),
     };
+    if (features) {
+      // e.g. af1: the action feature rows of the same observation (actionFeatures.ts)
+      const rows = features.compute(obs);
+      for (const [name, shape] of Object.entries(features.inputs)) feeds[name] = new ort.Tensor('float32', rows[name], [1, ...shape]);
+    }
     const outputs = await session.run(feeds, ['probs']);
     const probs = outputs.probs.data as Float32Array;
     return { action: argmaxLegal(probs, mask), probs, mask, latencyMs: performance.now() - start };

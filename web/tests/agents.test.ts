@@ -77,4 +77,10 @@ describe('agent strength', () => {
     expect(describeAgent(entry, { ...manifest, name: undefined }, null).name).toBe('a');
     expect(describeAgent(entry, null, 'HTTP 404')).toMatchObject({ name: 'a', problem: 'HTTP 404' });
   });
+
+  it('plays an af1 model and marks one with features the page lacks as unplayable', () => {
+    const entry = { id: 'a', modelUrl: 'x', manifestUrl: 'y' };
+    expect(describeAgent(entry, { ...manifest, features: 'af1' }, null).problem).toBeNull();
+    expect(describeAgent(entry, { ...manifest, features: 'af7' }, null).problem).toMatch(/input features "af7"/);
+  });
 });
