@@ -17,15 +17,18 @@ from lost_cities.agents.base import matching_env
 from lost_cities.agents.checkpoint import Agent, load_checkpoint, network_logits, network_policy
 
 
-def load(path, env=None):
-    """An :class:`Agent` from a checkpoint (run dir or ``checkpoints/best|latest``), or an
-    ``OnnxAgent`` from an exported ``.onnx`` file; ``env`` (an Env or its name) defaults to
-    the env the agent was trained on."""
+def load(path, env=None, checkpoint="latest"):
+    """An :class:`Agent` from a checkpoint (a run dir: its ``checkpoints/<checkpoint>``,
+    ``latest`` (the final parameters) or ``best``; or a ``checkpoints/best|latest`` dir), or
+    an ``OnnxAgent`` from an exported ``.onnx`` file; ``env`` (an Env or its name) defaults
+    to the env the agent was trained on."""
     if Path(path).suffix == ".onnx":
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"{path}: no such model file")
         from lost_cities.agents.onnx import load_onnx  # onnxruntime only when asked for
 
         return load_onnx(path, env)
-    return load_checkpoint(path, env)
+    return load_checkpoint(path, env, checkpoint)
 
 
 __all__ = ["Agent", "load", "load_checkpoint", "matching_env", "network_logits", "network_policy"]

@@ -1,11 +1,15 @@
 """A training checkpoint as an agent: ``load_checkpoint(path).act(state, player)``.
 
-``load_checkpoint`` accepts a run dir, a ``checkpoints/best`` or ``checkpoints/latest`` dir. The
+``load_checkpoint`` accepts a run dir (its ``checkpoints/latest``, the final parameters,
+unless ``checkpoint="best"``), a ``checkpoints/best`` or ``checkpoints/latest`` dir, and
+says which checkpoint and update it loaded. The checkpoint is verified (its digest, finite
+parameters; a corrupt newest step falls back to the newest good one, saying so). The
 checkpoint's metadata names the env and the observation version and size; an agent
 asked to play an env whose observation differs fails with a clear message instead of
 feeding the network the wrong features.
 """
 
+import sys
 from pathlib import Path
 
 import hydra
@@ -54,24 +58,59 @@ class Agent:
         """The action for ``player`` (who must be to move) in a State or MatchState: the most
         likely one, or with ``greedy=False`` a sample drawn with ``rng`` (required then)."""
         rng = check_rng(greedy, rng)
+        check_state(self.env, state, player)
         return int(self._act(state, jnp.int32(player), rng, greedy))
 
 
-def checkpoint_dir(path):
-    """The checkpoint dir of a run dir (its ``best``, else ``latest``) or the dir itself."""
+def check_state(env, state, player):
+    """``act``'s input: a state of the agent's env kind, and ``player`` the seat to move."""
+    is_match = hasattr(state, "round_idx")
+    if env.rounds == 1 and is_match:
+        raise TypeError(
+            "this agent was trained on single_round and plays one round's State; pass the current "
+            "round (lost_cities.envs.make('match3').round_state(match_state)) or evaluate it with "
+            "resolve_policy, which plays a match round by round"
+        )
+    if env.rounds > 1 and not is_match:
+        raise TypeError(f"this agent plays env {env.name}: pass a MatchState, not a round State")
+    if isinstance(player, bool) or int(player) not in (0, 1) or int(player) != player:
+        raise ValueError(f"player={player!r}: a seat is 0 or 1")
+    to_move = int(env.to_move(state))
+    if int(player) != to_move:
+        raise ValueError(f"player {player} is not to move (seat {to_move} is); an agent acts for the mover")
+
+
+CHECKPOINT_KINDS = ("latest", "best")
+
+
+def checkpoint_dir(path, checkpoint="latest"):
+    """The checkpoint dir of a run dir (its ``checkpoints/<checkpoint>``: ``latest``, the
+    final parameters, or ``best``) or the dir itself when it holds checkpoint steps."""
+    if checkpoint not in CHECKPOINT_KINDS:
+        raise ValueError(f"checkpoint={checkpoint!r}; choose one of {list(CHECKPOINT_KINDS)}")
     path = Path(path)
-    for candidate in (path / "checkpoints" / "best", path / "checkpoints" / "latest", path):
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist (expected a run dir or its checkpoints/best|latest)")
+    for candidate in (path / "checkpoints" / checkpoint, path):
         if candidate.is_dir() and any(p.name.isdigit() for p in candidate.iterdir()):
             return candidate
+    if (path / "checkpoints").is_dir():
+        raise FileNotFoundError(
+            f"{path} has no checkpoints/{checkpoint} (a run whose best_metric never appeared keeps no "
+            "best); pass checkpoint=latest"
+        )
     raise FileNotFoundError(f"{path} holds no checkpoint (expected a run dir or its checkpoints/best|latest)")
 
 
-def load_checkpoint(path, env=None):
-    """An :class:`Agent` from a run dir or its ``checkpoints/best|latest``; ``env`` (an Env
-    or its name) defaults to the training env."""
+def load_checkpoint(path, env=None, checkpoint="latest"):
+    """An :class:`Agent` from a run dir (``checkpoint``: its ``latest`` or ``best``) or its
+    ``checkpoints/best|latest``; ``env`` (an Env or its name) defaults to the training env.
+    Says on stderr which checkpoint and update it loaded."""
     from lost_cities.ppo.checkpoint import restore_params
 
-    params, meta = restore_params(checkpoint_dir(path))
+    directory = checkpoint_dir(path, checkpoint)
+    params, meta = restore_params(directory)
+    print(f"loaded {directory} update {meta.get('update')}", file=sys.stderr)
     env = matching_env(path, meta, env, "evaluate it on env {trained} or retrain")
     critic = hydra.utils.instantiate(OmegaConf.create(meta["critic"]))
     network = build_network(OmegaConf.create(meta["network"]), critic)

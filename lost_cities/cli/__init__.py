@@ -20,3 +20,28 @@ shipped in the wheel), never by a path relative to the source tree.
 
 CONF = "pkg://lost_cities.conf"  # the training config and its groups
 CLI_CONF = "pkg://lost_cities.conf.cli"  # the other Hydra CLIs' configs (no groups: `env=` is a value)
+
+
+def _register_run_id():
+    """``${run_id:}`` in a run dir's name: unique per process (pid and random bits), so runs
+    started in the same second, even on different machines, never share a dir."""
+    import os
+    import secrets
+
+    from omegaconf import OmegaConf
+
+    token = f"{os.getpid()}-{secrets.token_hex(2)}"
+    if not OmegaConf.has_resolver("run_id"):
+        OmegaConf.register_new_resolver("run_id", lambda: token)
+
+
+_register_run_id()
+
+
+def remove_if_empty(run_dir):
+    """A failed command leaves no empty dir behind (Hydra makes the run dir before the app runs)."""
+    from pathlib import Path
+
+    run_dir = Path(run_dir)
+    if run_dir.is_dir() and not any(run_dir.iterdir()):
+        run_dir.rmdir()

@@ -11,7 +11,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 
 from lost_cities.cli import CLI_CONF
-from lost_cities.cli.evaluate import quiet_libraries, settings, setup
+from lost_cities.cli.evaluate import quiet_libraries, removing_empty_run_dir, settings, setup
 from lost_cities.evaluation.carry import carry_probe
 
 
@@ -41,6 +41,7 @@ def format_probe(probe):
 
 
 @hydra.main(version_base=None, config_path=CLI_CONF, config_name="carry_probe")
+@removing_empty_run_dir
 def main(cfg):
     quiet_libraries()
     env, policy_a, policy_b, deck_orders, coins, key = setup(cfg)

@@ -15,7 +15,7 @@ from hydra.core.hydra_config import HydraConfig
 from tqdm import tqdm
 
 from lost_cities import envs
-from lost_cities.cli import CLI_CONF
+from lost_cities.cli import CLI_CONF, remove_if_empty
 from lost_cities.evaluation import deal_bank, duplicate_evaluate, resolve_policy
 
 
@@ -60,8 +60,18 @@ def quiet_libraries():
     logging.getLogger("absl").setLevel(logging.WARNING)
 
 
+def positive_int(cfg, key):
+    """``cfg[key]`` as an int > 0, else a ValueError naming the key."""
+    value = cfg[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{key}={value!r} must be a whole number > 0")
+    return value
+
+
 def setup(cfg):
     """``(env, policy_a, policy_b, deck_orders, coins, key)`` from an evaluate-style config."""
+    for key in ("deals", "batch_size"):
+        positive_int(cfg, key)
     env = envs.make(cfg.env)
     policy_a = resolve_policy(cfg.agent, env)
     policy_b = resolve_policy(cfg.opponent, env)
@@ -95,7 +105,23 @@ def write_results(results, cfg):
     return paths
 
 
+def removing_empty_run_dir(app):
+    """Run ``app(cfg)``; on failure remove the run dir Hydra made if the app left it empty."""
+    import functools
+
+    @functools.wraps(app)
+    def wrapped(cfg):
+        try:
+            return app(cfg)
+        except BaseException:
+            remove_if_empty(HydraConfig.get().runtime.output_dir)
+            raise
+
+    return wrapped
+
+
 @hydra.main(version_base=None, config_path=CLI_CONF, config_name="evaluate")
+@removing_empty_run_dir
 def main(cfg):
     quiet_libraries()
     results = run(cfg)

@@ -11,10 +11,14 @@ import logging
 import hydra
 from hydra.core.hydra_config import HydraConfig
 
-from lost_cities.cli import CONF
-from lost_cities.cli.train import checkpoint_meta, evaluate, prepare_run_dir, print_evaluation
+from lost_cities.cli import CONF, remove_if_empty
+from lost_cities.cli.train import (
+    checkpoint_meta,
+    evaluate,
+    prepare_run_dir,
+    print_evaluation,
+)
 from lost_cities.imitation.warm_start import warm_start
-from lost_cities.ppo import config as schema
 from lost_cities.ppo.checkpoint import Checkpoints
 from lost_cities.ppo.trainer import Trainer
 
@@ -26,8 +30,11 @@ def main(cfg):
         raise ValueError("pretrain runs cannot be resumed; start a new one (it is a few minutes)")
     if cfg.init.name != "bc" or cfg.init.checkpoint is not None:
         raise ValueError("pretrain clones a teacher: it needs init=bc with init.checkpoint=null")
-    cfg, run_dir = prepare_run_dir(cfg, HydraConfig.get().runtime.output_dir)
-    schema.validate(cfg)
+    output_dir = HydraConfig.get().runtime.output_dir
+    try:
+        cfg, run_dir = prepare_run_dir(cfg, output_dir)  # validates before it writes
+    finally:
+        remove_if_empty(output_dir)
     trainer = Trainer.from_config(cfg)
     state = warm_start(trainer, trainer.init(cfg.seed), run_dir, progress=cfg.progress)
     checkpoints = Checkpoints(run_dir, 1)

@@ -6,10 +6,17 @@ The same run as ``lost_cities.evaluate`` (a is the agent, b the opponent), print
 import hydra
 
 from lost_cities.cli import CLI_CONF
-from lost_cities.cli.evaluate import format_summary, quiet_libraries, run, write_results
+from lost_cities.cli.evaluate import (
+    format_summary,
+    quiet_libraries,
+    removing_empty_run_dir,
+    run,
+    write_results,
+)
 
 
 @hydra.main(version_base=None, config_path=CLI_CONF, config_name="tournament")
+@removing_empty_run_dir
 def main(cfg):
     quiet_libraries()
     results = run(cfg)

@@ -221,7 +221,9 @@ def play_duplicate(
         )
     policy_a, policy_b = _as_partial(policy_a), _as_partial(policy_b)
     start = None if start is None else _as_partial(start)
-    batch_size = max(1, min(int(batch_size), n_deals))
+    if isinstance(batch_size, bool) or int(batch_size) != batch_size or batch_size < 1:
+        raise ValueError(f"batch_size={batch_size!r}: deals per compiled chunk must be a whole number >= 1")
+    batch_size = min(int(batch_size), n_deals)
     chunks = []
     for first in range(0, n_deals, batch_size):
         index = np.minimum(np.arange(first, first + batch_size), n_deals - 1)  # pad with the last deal

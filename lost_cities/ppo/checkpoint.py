@@ -4,8 +4,18 @@
 uses the newest); ``<run dir>/checkpoints/best/<update>`` keeps the best by the
 configured metric. Each holds a ``meta`` item (env name, observation version and size,
 network and critic config) so an agent can be loaded without the training code.
+
+Integrity: every step dir holds ``sha256.json`` (the digest of each file orbax wrote,
+written once the save has finished). :func:`restore` and :func:`restore_params` verify
+it before reading and refuse non-finite parameters (:func:`check_finite`); a step that
+fails verification (flipped bytes, a truncated file, no digest because the save was
+killed) is skipped with a warning naming it, and the newest good step is used instead.
+Nothing is saved whose parameters are not finite.
 """
 
+import hashlib
+import json
+import sys
 from pathlib import Path
 
 import jax
@@ -13,76 +23,182 @@ import jax.numpy as jnp
 import numpy as np
 import orbax.checkpoint as ocp
 
+DIGEST_FILE = "sha256.json"
 
-def _manager(directory, max_to_keep, best_metric=None):
+
+class CorruptCheckpoint(ValueError):
+    """A checkpoint step whose files do not match the digest written when it was saved."""
+
+
+def check_finite(params, what):
+    """Raise ``ValueError`` naming ``what`` and the first non-finite leaf of ``params``."""
+    leaves = jax.tree_util.tree_leaves_with_path(params)
+    for path, leaf in leaves:
+        array = np.asarray(leaf)
+        if np.issubdtype(array.dtype, np.floating) and not np.isfinite(array).all():
+            bad = int(np.size(array) - np.isfinite(array).sum())
+            raise ValueError(
+                f"{what}: parameter {jax.tree_util.keystr(path)} has {bad} non-finite value(s) "
+                "(NaN or inf); refusing to use it"
+            )
+    return params
+
+
+def _manager(directory, max_to_keep, best_metric=None, create=True):
     options = ocp.CheckpointManagerOptions(
         max_to_keep=max_to_keep,
         best_fn=(lambda metrics: metrics[best_metric]) if best_metric else None,
         best_mode="max",
-        create=True,
+        create=create,
     )
     return ocp.CheckpointManager(
         Path(directory).absolute(), options=options, item_names=("state", "params", "meta")
     )
 
 
+def _file_digests(step_dir):
+    step_dir = Path(step_dir)
+    return {
+        path.relative_to(step_dir).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(step_dir.rglob("*"))
+        if path.is_file() and path.name != DIGEST_FILE
+    }
+
+
+def write_digest(step_dir):
+    """``<step dir>/sha256.json``, written to a temporary name and renamed (never half-written)."""
+    step_dir = Path(step_dir)
+    tmp = step_dir / (DIGEST_FILE + ".tmp")
+    tmp.write_text(json.dumps(_file_digests(step_dir), indent=1, sort_keys=True))
+    tmp.replace(step_dir / DIGEST_FILE)
+
+
+def verify(step_dir):
+    """Raise :class:`CorruptCheckpoint` unless every file of ``step_dir`` matches its digest."""
+    step_dir = Path(step_dir)
+    digest = step_dir / DIGEST_FILE
+    if not digest.exists():
+        raise CorruptCheckpoint(f"{step_dir}: no {DIGEST_FILE} (the save did not finish)")
+    expected = json.loads(digest.read_text())
+    actual = _file_digests(step_dir)
+    for name in sorted(set(expected) | set(actual)):
+        if expected.get(name) != actual.get(name):
+            what = "missing" if name not in actual else "unexpected" if name not in expected else "changed"
+            raise CorruptCheckpoint(f"{step_dir}: file {name} is {what} since the checkpoint was saved")
+
+
 class Checkpoints:
     def __init__(self, run_dir, max_to_keep):
         root = Path(run_dir).absolute() / "checkpoints"
+        self.root = root
         self.latest = _manager(root / "latest", max_to_keep)
         self.best = _manager(root / "best", 1, "score")
 
     def save(self, update, state, meta, best_score=None):
+        check_finite(state.params, f"checkpoint of update {update}")
         items = {
             "state": ocp.args.StandardSave(state),
             "params": ocp.args.StandardSave(state.params),
             "meta": ocp.args.JsonSave(meta),
         }
         self.latest.save(update, args=ocp.args.Composite(**items), force=True)
+        saved_best = False
         if best_score is not None:
-            self.best.save(
+            saved_best = self.best.save(
                 update, args=ocp.args.Composite(**items), metrics={"score": best_score}, force=True
             )
         self.latest.wait_until_finished()
         self.best.wait_until_finished()
+        write_digest(self.root / "latest" / str(update))
+        if saved_best and (self.root / "best" / str(update)).is_dir():
+            write_digest(self.root / "best" / str(update))
 
     def close(self):
         self.latest.close()
         self.best.close()
 
 
-def latest_step(run_dir):
-    manager = _manager(Path(run_dir) / "checkpoints" / "latest", 1)
-    step = manager.latest_step()
-    manager.close()
-    return step
+def steps(checkpoint_dir):
+    """The finished steps in ``checkpoint_dir``, newest first ([] without any)."""
+    directory = Path(checkpoint_dir)
+    if not directory.is_dir():
+        return []
+    return sorted((int(p.name) for p in directory.iterdir() if p.is_dir() and p.name.isdigit()), reverse=True)
+
+
+def latest_step(run_dir, kind="latest"):
+    """The newest step of a run dir's ``checkpoints/<kind>`` (None without one)."""
+    found = steps(Path(run_dir) / "checkpoints" / kind)
+    return found[0] if found else None
+
+
+def _restore_verified(checkpoint_dir, items, step=None):
+    """``(restored, step, skipped)``: the newest step that verifies (or exactly ``step``);
+    ``skipped`` lists ``(step, reason)`` for the newer ones that did not."""
+    checkpoint_dir = Path(checkpoint_dir).absolute()
+    candidates = steps(checkpoint_dir) if step is None else [step]
+    if not candidates:
+        raise FileNotFoundError(f"no checkpoint in {checkpoint_dir}")
+    skipped = []
+    for candidate in candidates:
+        try:
+            verify(checkpoint_dir / str(candidate))
+            manager = _manager(checkpoint_dir, 1, create=False)  # reads only: creates and deletes nothing
+            try:
+                restored = manager.restore(candidate, args=ocp.args.Composite(**items))
+            finally:
+                manager.close()
+        except Exception as error:  # a corrupt step: orbax and tensorstore raise many kinds
+            reason = str(error).splitlines()[0][:300]
+            skipped.append((candidate, reason))
+            if step is not None:
+                raise CorruptCheckpoint(f"{checkpoint_dir}/{candidate}: {reason}") from error
+            print(f"warning: skipping checkpoint {checkpoint_dir}/{candidate}: {reason}", file=sys.stderr)
+            continue
+        if skipped:
+            print(
+                f"warning: using the newest good checkpoint, {checkpoint_dir}/{candidate}, "
+                f"instead of {checkpoint_dir}/{skipped[0][0]}",
+                file=sys.stderr,
+            )
+        return restored, candidate, skipped
+    raise CorruptCheckpoint(
+        f"no good checkpoint in {checkpoint_dir}: "
+        + "; ".join(f"step {s}: {reason}" for s, reason in skipped)
+    )
 
 
 def restore(checkpoint_dir, template, step=None):
-    """``(TrainState, meta)`` from a checkpoint dir, shaped like ``template`` (abstract is fine)."""
-    manager = _manager(checkpoint_dir, 1)
-    step = manager.latest_step() if step is None else step
-    if step is None:
-        raise FileNotFoundError(f"no checkpoint in {checkpoint_dir}")
-    restored = manager.restore(
-        step, args=ocp.args.Composite(state=ocp.args.StandardRestore(template), meta=ocp.args.JsonRestore())
-    )
-    manager.close()
+    """``(TrainState, meta, skipped)`` from the newest good checkpoint in ``checkpoint_dir``
+    (or exactly ``step``), shaped like ``template`` (abstract is fine); ``skipped``: the
+    newer steps that failed verification, ``(step, reason)``."""
+    items = {"state": ocp.args.StandardRestore(template), "meta": ocp.args.JsonRestore()}
+    restored, step, skipped = _restore_verified(checkpoint_dir, items, step)
+    check_finite(restored["state"].params, f"{Path(checkpoint_dir)}/{step}")
     # Uncommitted arrays, like a fresh state's: the resumed run's update then lowers to the
     # same program as the original run's (orbax returns committed arrays, a different key
     # for the compilation cache).
     state = jax.tree.map(lambda x: jnp.asarray(np.asarray(x)), restored["state"])
-    return state, restored["meta"]
+    return state, restored["meta"], skipped
 
 
 def restore_params(checkpoint_dir):
-    """``(params, meta)`` of the newest checkpoint in ``checkpoint_dir``, without the training state."""
-    manager = _manager(checkpoint_dir, 1)
-    step = manager.latest_step()
-    if step is None:
-        raise FileNotFoundError(f"no checkpoint in {checkpoint_dir}")
-    restored = manager.restore(
-        step, args=ocp.args.Composite(params=ocp.args.StandardRestore(), meta=ocp.args.JsonRestore())
-    )
-    manager.close()
+    """``(params, meta)`` of the newest good checkpoint in ``checkpoint_dir``, without the
+    training state; ``meta["update"]`` is the update it holds."""
+    items = {"params": ocp.args.StandardRestore(), "meta": ocp.args.JsonRestore()}
+    restored, step, _ = _restore_verified(checkpoint_dir, items)
+    check_finite(restored["params"], f"{Path(checkpoint_dir)}/{step}")
     return restored["params"], restored["meta"]
+
+
+def quarantine(checkpoint_dir, step):
+    """Move a bad step out of the way (to ``checkpoints/corrupt/<kind>-<step>``), keeping its files."""
+    checkpoint_dir = Path(checkpoint_dir)
+    target = checkpoint_dir.parent / "corrupt" / f"{checkpoint_dir.name}-{step}"
+    n = 1
+    while target.exists():
+        target = target.with_name(f"{checkpoint_dir.name}-{step}.{n}")
+        n += 1
+    target.parent.mkdir(parents=True, exist_ok=True)
+    (checkpoint_dir / str(step)).rename(target)
+    return target

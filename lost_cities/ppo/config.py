@@ -90,6 +90,18 @@ class OmniscientCriticConfig(SharedCriticConfig):
     hidden: list[int] = MISSING
 
 
+def check_policy_names(names, key, allowed=("self",)):
+    """Each name is a bot, one of ``allowed``, or an existing checkpoint dir / ``.onnx`` file."""
+    from pathlib import Path
+
+    from lost_cities.bots import BOTS
+
+    for name in names:
+        if name not in BOTS and name not in allowed and not Path(str(name)).expanduser().exists():
+            kinds = [f"a bot {sorted(BOTS)}", *map(repr, allowed), "an existing checkpoint dir / .onnx file"]
+            raise ValueError(f"{key}: unknown opponent {name!r}; expected " + " or ".join(kinds))
+
+
 def _check_weights(policies, weights, others=0.0):
     """One non-negative weight per policy, not all zero (``others``: the rest of the mix's weight)."""
     _require(
@@ -107,6 +119,7 @@ class StaticOpponentConfig:
 
     def __post_init__(self):
         _require(len(self.policies) > 0, "opponent.policies must name at least one opponent")
+        check_policy_names(self.policies, "opponent.policies")
         _check_weights(self.policies, self.weights)
 
 
@@ -131,6 +144,7 @@ class LeagueOpponentConfig:
             f"opponent.league_weight must be > 0 (got {self.league_weight}); "
             "for no snapshots use opponent=static",
         )
+        check_policy_names(self.policies, "opponent.policies")
         _check_weights(self.policies, self.weights, self.league_weight)
         _require(self.pool_size >= 1, f"opponent.pool_size must be >= 1 (got {self.pool_size})")
         _require(
@@ -173,6 +187,7 @@ class PPOConfig:
             self.total_decisions >= batch,
             f"ppo.total_decisions={self.total_decisions} is less than one update ({batch})",
         )
+
         _require(
             self.gae_lambda is None or 0 < self.gae_lambda < 1,
             f"ppo.gae_lambda must be in (0, 1), never 1 (got {self.gae_lambda})",
@@ -283,6 +298,7 @@ class CheckpointConfig:
             self.every_updates > 0 and self.max_to_keep > 0,
             "checkpoint.every_updates and checkpoint.max_to_keep must be > 0",
         )
+        _require(bool(self.best_metric), "checkpoint.best_metric must name a metrics.jsonl key")
 
 
 @dataclass
@@ -292,6 +308,11 @@ class EvaluationConfig:
     deals: int = MISSING
     opponents: list[str] = MISSING
     batch_size: int = MISSING
+
+    def __post_init__(self):
+        _require(self.deals > 0, f"evaluation.deals must be > 0 (got {self.deals})")
+        _require(self.batch_size > 0, f"evaluation.batch_size must be > 0 (got {self.batch_size})")
+        check_policy_names(self.opponents, "evaluation.opponents", allowed=())
 
 
 @dataclass

@@ -6,8 +6,11 @@
 | ``metrics.jsonl``                  | one JSON object per update: ``update``, ``learner/env_steps``,  |
 |                                    | episode and learner metrics, ``gates/<gate>/<metric>``     |
 | ``gates.json``                     | the latest gate results: gate name -> ``run_gates`` result |
+| ``gates.jsonl``                    | every gate run: ``{"update": n, "gates": <as gates.json>}`` |
 | ``evaluation.json``                | the closing duplicate evaluation: opponent -> results      |
-| ``checkpoints/latest``, ``/best``  | orbax checkpoints with their metadata                      |
+| ``checkpoints/latest``, ``/best``  | orbax checkpoints with their metadata and ``sha256.json``  |
+| ``checkpoints/corrupt/``           | steps a resume found corrupt, moved aside (never deleted)  |
+| ``.hydra/overrides.yaml``          | the command line's overrides (``report`` labels runs by it) |
 | ``learning_curve.png``             | this run's curves (``lost_cities.cli.report.plot_run``)    |
 | ``wandb_id.txt``, ``wandb/``       | the W&B run id and the offline W&B run                     |
 
@@ -15,12 +18,14 @@
 and gates, ``lost_cities.agents.load`` its checkpoint.
 """
 
+import contextlib
 import json
 from pathlib import Path
 
 CONFIG_FILE = "config.yaml"
 METRICS_FILE = "metrics.jsonl"
 GATES_FILE = "gates.json"
+GATES_HISTORY_FILE = "gates.jsonl"
 EVALUATION_FILE = "evaluation.json"
 LEARNING_CURVE_FILE = "learning_curve.png"
 
@@ -50,3 +55,21 @@ def read_gates(run_dir):
         if path.exists():
             return json.loads(path.read_text())
     return {}
+
+
+def read_gates_history(run_dir):
+    """Every gate run of a run, ``[{"update": n, "gates": ...}]`` ([] without ``gates.jsonl``)."""
+    path = Path(run_dir) / GATES_HISTORY_FILE
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text().splitlines():
+        with contextlib.suppress(json.JSONDecodeError):  # a line cut off by a kill: not recorded
+            rows.append(json.loads(line))
+    return rows
+
+
+def gates_at(run_dir, update):
+    """The gate results of ``update`` (None when no gate ran at that update)."""
+    found = [row["gates"] for row in read_gates_history(run_dir) if row["update"] == update]
+    return found[-1] if found else None
