@@ -10,7 +10,8 @@ written once the save has finished). :func:`restore` and :func:`restore_params` 
 it before reading and refuse non-finite parameters (:func:`check_finite`); a step that
 fails verification (flipped bytes, a truncated file, no digest because the save was
 killed) is skipped with a warning naming it, and the newest good step is used instead.
-Nothing is saved whose parameters are not finite.
+A dir where no step has a digest (saved before digests existed) is read unverified, with a
+warning. Nothing is saved whose parameters are not finite.
 """
 
 import hashlib
@@ -139,10 +140,15 @@ def _restore_verified(checkpoint_dir, items, step=None):
     candidates = steps(checkpoint_dir) if step is None else [step]
     if not candidates:
         raise FileNotFoundError(f"no checkpoint in {checkpoint_dir}")
+    # A dir where no step has a digest was written before digests existed: read it unverified.
+    legacy = not any((checkpoint_dir / str(s) / DIGEST_FILE).exists() for s in steps(checkpoint_dir))
+    if legacy:
+        print(f"warning: {checkpoint_dir} predates checkpoint digests; read unverified", file=sys.stderr)
     skipped = []
     for candidate in candidates:
         try:
-            verify(checkpoint_dir / str(candidate))
+            if not legacy:
+                verify(checkpoint_dir / str(candidate))
             manager = _manager(checkpoint_dir, 1, create=False)  # reads only: creates and deletes nothing
             try:
                 restored = manager.restore(candidate, args=ocp.args.Composite(**items))

@@ -26,7 +26,7 @@ from hydra import compose, initialize_config_module
 from omegaconf import OmegaConf
 
 from lost_cities.cli.train import NonFiniteError, train
-from lost_cities.ppo.checkpoint import CorruptCheckpoint, restore, restore_params, steps
+from lost_cities.ppo.checkpoint import CorruptCheckpoint, restore, restore_params, steps, write_digest
 from lost_cities.ppo.run_dir import read_metrics
 from lost_cities.ppo.trainer import Trainer
 
@@ -195,6 +195,18 @@ def test_a_truncated_file_falls_back_instead_of_a_raw_tensorstore_error(finished
         restore_params(run_dir / "checkpoints" / "latest")
 
 
+def test_a_run_saved_before_digests_loads_unverified_and_says_so(finished, tmp_path, capsys):
+    run_dir = copy_run(finished[1], tmp_path / "run")
+    for digest in run_dir.rglob("sha256.json"):
+        digest.unlink()
+    params, meta = restore_params(run_dir / "checkpoints" / "latest")
+    assert meta["update"] == 3 and "predates checkpoint digests" in capsys.readouterr().err
+    # One step with a digest: the dir is of this version, and a step without one is a killed save.
+    write_digest(run_dir / "checkpoints" / "latest" / "2")
+    _, meta = restore_params(run_dir / "checkpoints" / "latest")
+    assert meta["update"] == 2 and "no sha256.json" in capsys.readouterr().err
+
+
 def test_resume_from_a_corrupt_latest_continues_exactly_from_the_one_before(finished, interrupted, tmp_path):
     run_dir = copy_run(interrupted, tmp_path / "run")
     data = biggest_file(run_dir / "checkpoints" / "latest" / "2", "state")
@@ -254,7 +266,7 @@ def test_non_finite_parameters_are_never_saved_loaded_evaluated_or_exported(fini
     from lost_cities import agents
     from lost_cities.cli.export import run as export_run
     from lost_cities.evaluation.policies import resolve_policy
-    from lost_cities.ppo.checkpoint import Checkpoints, _manager, write_digest
+    from lost_cities.ppo.checkpoint import Checkpoints, _manager
 
     state = finished[0]
     nan_state = state.replace(params=jax.tree.map(lambda p: p * jnp.nan, state.params))
