@@ -10,14 +10,17 @@ const shippedManifest = JSON.parse(readFileSync(new URL('../public/policy.json',
 const index = (agents: unknown[], extra = {}) => ({ format: 'lost-cities-agents', version: 1, agents, ...extra });
 
 describe('agent index', () => {
-  it('reads the shipped index: the exported policy is the first and default entry', () => {
+  it('reads the shipped index: every entry resolved beside it, the named default among them', () => {
     const parsed = parseAgentIndex(shipped, BASE);
-    expect(parsed.entries[0]).toEqual({
-      id: shipped.agents[0].id,
-      modelUrl: 'https://example.org/some/path/policy.onnx',
-      manifestUrl: 'https://example.org/some/path/policy.json',
-    });
-    expect(parsed.defaultId).toBe(parsed.entries[0].id);
+    expect(parsed.entries).toEqual(
+      shipped.agents.map((a: { id: string; model: string; manifest: string }) => ({
+        id: a.id,
+        modelUrl: `https://example.org/some/path/${a.model}`,
+        manifestUrl: `https://example.org/some/path/${a.manifest}`,
+      })),
+    );
+    expect(parsed.entries.map((e) => e.modelUrl)).toContain('https://example.org/some/path/policy.onnx');
+    expect(parsed.defaultId).toBe(shipped.default ?? parsed.entries[0].id);
   });
 
   it('keeps the order of several entries; the default is the first unless named', () => {
