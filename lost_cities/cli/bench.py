@@ -151,7 +151,7 @@ def observation_cost_us(with_obs_rate, without_obs_rate):
 
 
 def train_throughput(overrides=()):
-    """Whole PPO updates of the default training config (2x256 MLP), via ``measure_throughput``."""
+    """Whole PPO updates of the default training config (network=action), via ``measure_throughput``."""
     from hydra import compose, initialize_config_module
 
     import lost_cities.ppo  # noqa: F401  (registers the config schemas)

@@ -39,7 +39,7 @@ ACTION_LOGITS_ATOL = 2e-4  # ActionNet's legal logits (|logit| up to ~50 with th
 ACTION_NETWORK = ["network=action", "network.placement_hidden=[32,16]"]  # a placement layer too
 
 
-def make_trainer(activation, network=()):
+def make_trainer(activation, network=("network=mlp",)):
     """The Trainer of a match3 run with a [64, 32] ``activation`` network (``network``:
     more overrides, e.g. :data:`ACTION_NETWORK`)."""
     overrides = ["env=match3", "logger=none", *network, "network.hidden=[64,32]"]

@@ -21,6 +21,8 @@ from lost_cities.ppo.trainer import Trainer
 UPDATES = 4  # of the runs; the pool test steps 6 updates
 LEAGUE = [
     "env=single_round",
+    "network=mlp",
+    "init=none",
     "reward=tanh",
     "critic=shared",
     "opponent=league",

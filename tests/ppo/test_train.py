@@ -24,6 +24,8 @@ from lost_cities.ppo.gae import per_seat_gae
 from lost_cities.ppo.trainer import Trainer
 
 TINY = [
+    "network=mlp",  # PPO mechanics: the small network, fresh parameters (tests/imitation covers init=bc)
+    "init=none",
     "logger=none",
     "progress=false",
     "ppo.num_envs=8",
