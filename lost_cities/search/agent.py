@@ -26,11 +26,14 @@ from jax.tree_util import Partial
 from lost_cities.search.candidates import legal_mask_of, top_candidates
 from lost_cities.search.config import SearchConfig
 from lost_cities.search.determinize import determinize
-from lost_cities.search.rollout import rollout_values
+from lost_cities.search.rollout import point_utility, rollout_values
 
 
-def select(values, valid, cfg):
-    """``(index, gain)``: the chosen candidate (0 is the base move) from ``values[W, K]``."""
+def select(values, valid, cfg, unit=1.0):
+    """``(index, gain)``: the chosen candidate (0 is the base move) from ``values[W, K]``.
+
+    ``unit`` is the utility of one point (``1 / scale`` under a ``tanh`` utility), so that
+    ``gate_points`` stays in points."""
     n_worlds = values.shape[0]
     gains = values - values[:, :1]  # paired with the base move, world by world
     mean_gain = jnp.mean(gains, axis=0)
@@ -38,7 +41,7 @@ def select(values, valid, cfg):
     best = jnp.argmax(ranked)  # lowest index on ties: the base move wins a tie
     spread = jnp.std(gains[:, best], ddof=1) if n_worlds > 1 else jnp.float32(0.0)
     gain = mean_gain[best]
-    clears = (gain > cfg.gate_points) & (gain > cfg.gate_z * spread / jnp.sqrt(float(n_worlds)))
+    clears = (gain > cfg.gate_points * unit) & (gain > cfg.gate_z * spread / jnp.sqrt(float(n_worlds)))
     return jnp.where(clears, best, 0), gain
 
 
@@ -50,7 +53,7 @@ def search_decision(cfg, base_policy, scores, state, rng):
     worlds = jax.vmap(determinize, in_axes=(0, None))(jax.random.split(world_key, cfg.worlds), state)
     keys = jax.random.split(rollout_key, cfg.worlds)
     values = rollout_values(worlds, actions, base_policy, keys, cfg.depth, cfg.start_value, cfg.scales)
-    index, gain = select(values, valid, cfg)
+    index, gain = select(values, valid, cfg, point_utility(state, cfg.scales))
     action = jnp.sum(jnp.where(jnp.arange(cfg.candidates) == index, actions, 0)).astype(jnp.int32)
     return action, {"actions": actions, "valid": valid, "values": values, "index": index, "gain": gain}
 

@@ -10,10 +10,14 @@ worlds decide between close calls. Scores come from the base policy itself:
   legal action is the expert's move);
 - a network: its logits (:func:`logit_scores`);
 - any other policy: the expert's scores, as a proposal list (the base move itself is
-  always a candidate, see :func:`top_candidates`).
+  always a candidate, see :func:`top_candidates`);
+- or, by the ``proposer`` knob, any scorer of :data:`BOT_SCORES` (e.g.
+  ``heuristic_expert_all_draws``, the expert's values with every pile draw rated).
 
 ``scores(env_state) -> float32[96]`` is higher-is-better; only the order matters.
 """
+
+import dataclasses
 
 import jax
 import jax.numpy as jnp
@@ -26,25 +30,41 @@ from lost_cities.cards import N_ACTIONS, N_CARDS
 from lost_cities.engine import legal_action_mask
 
 
-def expert_scores(state):
+def expert_scores(state, style=EXPERT):
     """float32[96]: ``heuristic_expert``'s action values (see lost_cities/bots/expert.py)."""
     round_state, round_idx, lead = round_and_match(state)
     deck_left = N_CARDS - round_state.deck_ptr.astype(jnp.float32)
     hand_weight = jnp.clip(jnp.ceil(deck_left / 2.0) / TURNS_FOR_FULL_HAND, 0.2, 1.0)
     per_point = jnp.sum(jnp.where(jnp.arange(3) == round_idx, LEAD_SHIFT_PER_ROUND, 0.0))
     open_shift = per_point * jnp.clip(lead, -60.0, 60.0)
-    return action_values(round_state, EXPERT, open_shift=open_shift, hand_weight=hand_weight)
+    return action_values(round_state, style, open_shift=open_shift, hand_weight=hand_weight)
 
 
-def _style_scores(style, state):
-    round_state, _, _ = round_and_match(state)
-    return action_values(round_state, style)
+# The expert without its rule that a pile draw must extend an expedition: it rates every
+# pile draw (as the balanced player does), so a search can weigh draws the expert never
+# makes (taking a card the opponent wants, drawing from a pile to shift the deck clock).
+EXPERT_ALL_DRAWS = dataclasses.replace(EXPERT, extend_draws_only=False)
+
+
+def expert_all_draws_scores(state):
+    return expert_scores(state, EXPERT_ALL_DRAWS)
+
+
+def style_scores(style):
+    """``scores(state)`` of a plain heuristic style (the style is static, not a pytree leaf)."""
+
+    def scores(state):
+        round_state, _, _ = round_and_match(state)
+        return action_values(round_state, style)
+
+    return scores
 
 
 BOT_SCORES = {
     "heuristic_expert": Partial(expert_scores),
-    "heuristic_balanced": Partial(_style_scores, BALANCED),
-    "heuristic_cautious": Partial(_style_scores, CAUTIOUS),
+    "heuristic_expert_all_draws": Partial(expert_all_draws_scores),
+    "heuristic_balanced": Partial(style_scores(BALANCED)),
+    "heuristic_cautious": Partial(style_scores(CAUTIOUS)),
 }
 
 

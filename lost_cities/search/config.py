@@ -22,6 +22,8 @@ class SearchConfig:
       and ``gate_z`` standard errors of that mean.
     - ``start_value``: points for starting the next round (a round other than the last).
     - ``scales``: per round, ``tanh(points / scale)`` as the utility (0: raw points).
+    - ``proposer``: the scorer that ranks the candidates (a ``BOT_SCORES`` name); ``None``:
+      the base policy's own scores.
     """
 
     worlds: int = 16
@@ -31,6 +33,7 @@ class SearchConfig:
     gate_z: float = 1.0
     start_value: float = 0.0
     scales: tuple = (0.0, 0.0, 0.0)
+    proposer: str | None = None
 
     def __post_init__(self):
         if self.worlds < 1 or self.candidates < 1:

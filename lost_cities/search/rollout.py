@@ -27,6 +27,17 @@ def _with_round(env_state, round_state):
     return round_state if isinstance(env_state, State) else env_state.replace(round=round_state)
 
 
+def _round_scale(env_state, scales):
+    round_idx = jnp.int32(N_ROUNDS - 1) if isinstance(env_state, State) else env_state.round_idx
+    return jnp.sum(jnp.where(jnp.arange(N_ROUNDS) == round_idx, jnp.asarray(scales, jnp.float32), 0.0))
+
+
+def point_utility(env_state, scales):
+    """The utility of one point near a level score: ``1 / scale``, or 1 for raw points."""
+    scale = _round_scale(env_state, scales)
+    return jnp.where(scale > 0, 1.0 / jnp.where(scale > 0, scale, 1.0), 1.0)
+
+
 def match_value(env_state, round_state, player, start_value, scales):
     """The value for ``player`` of a match whose current round stands at ``round_state``.
 
@@ -43,15 +54,14 @@ def match_value(env_state, round_state, player, start_value, scales):
     boards = board_score(round_state)
     board_margin = seat_view(boards, player) - seat_view(boards, opponent)
     if isinstance(env_state, State):
-        margin, round_idx, last = board_margin, jnp.int32(N_ROUNDS - 1), jnp.bool_(True)
+        margin, last = board_margin, jnp.bool_(True)
     else:
         carry = env_state.carry
         margin = seat_view(carry, player) - seat_view(carry, opponent) + board_margin
-        round_idx = env_state.round_idx
-        last = round_idx >= N_ROUNDS - 1
+        last = env_state.round_idx >= N_ROUNDS - 1
     starts_next = jnp.where(round_state.done & ~last, jnp.sign(margin), 0.0)
     points = margin + start_value * starts_next
-    scale = jnp.sum(jnp.where(jnp.arange(N_ROUNDS) == round_idx, jnp.asarray(scales, jnp.float32), 0.0))
+    scale = _round_scale(env_state, scales)
     return jnp.where(scale > 0, jnp.tanh(points / jnp.where(scale > 0, scale, 1.0)), points)
 
 

@@ -28,7 +28,11 @@ def parse(spec):
     return preset, base
 
 
-def _scores(base, env):
+def _scores(base, env, proposer=None):
+    if proposer is not None:
+        if proposer not in BOT_SCORES:
+            raise ValueError(f"unknown search proposer {proposer!r}; choose one of {sorted(BOT_SCORES)}")
+        return BOT_SCORES[proposer]
     if base in BOT_SCORES:
         return BOT_SCORES[base]
     path = Path(base).expanduser()
@@ -47,4 +51,4 @@ def resolve_search(spec, env, **overrides):
 
     preset, base = parse(spec)
     cfg = load_preset(preset, **overrides)
-    return search_policy(resolve_policy(base, env), _scores(base, env), cfg)
+    return search_policy(resolve_policy(base, env), _scores(base, env, cfg.proposer), cfg)
