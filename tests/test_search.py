@@ -3,6 +3,7 @@ its decisions cannot depend on the true hidden cards; plus its parts (candidates
 gate, the match-terms value) on hand-made inputs, and legal play in a duplicate run."""
 
 import dataclasses
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -12,13 +13,13 @@ import pytest
 from lost_cities import envs
 from lost_cities.bots import make
 from lost_cities.bots.context import best_legal
-from lost_cities.cards import HAND_SIZE, N_ACTIONS, N_CARDS
-from lost_cities.engine import LOC_HAND, LOC_KNOWN, legal_action_mask, reset_from_order
 from lost_cities.evaluation import deal_bank, duplicate_evaluate
-from lost_cities.match import match_legal_action_mask, match_reset, match_step
-from lost_cities.match_observation import match_observation
-from lost_cities.observation import observation
-from lost_cities.sampling import uniform_legal_action
+from lost_cities.game.cards import HAND_SIZE, N_ACTIONS, N_CARDS
+from lost_cities.game.engine import LOC_HAND, LOC_KNOWN, legal_action_mask, reset_from_order
+from lost_cities.game.match import match_legal_action_mask, match_reset, match_step
+from lost_cities.game.sampling import uniform_legal_action
+from lost_cities.obs.v1 import observation
+from lost_cities.obs.v2 import match_observation
 from lost_cities.search import (
     BOT_SCORES,
     SearchConfig,
@@ -35,6 +36,13 @@ from lost_cities.search import (
 from lost_cities.search import config as search_config
 
 EXPERT = make("heuristic_expert")
+PRESETS = Path(__file__).resolve().parents[1] / "conf" / "search"  # this checkout's presets
+
+
+def _cfg(**knobs):
+    return load_preset("default", PRESETS, **knobs)
+
+
 GAMES = 12
 PLIES = 150  # past the first round boundary for every game
 
@@ -186,7 +194,7 @@ def _permute_hidden(state, rng):
     )
 
 
-INVARIANCE_CFG = SearchConfig(worlds=4, candidates=4, gate_points=0.0, gate_z=0.0)
+INVARIANCE_CFG = _cfg(worlds=4, candidates=4, gate_points=0.0, gate_z=0.0)
 
 
 def _decide(cfg, states, key):
@@ -260,7 +268,7 @@ def test_top_candidates_base_first_then_best_legal_distinct():
 
 
 def test_select_keeps_the_base_move_unless_the_gain_clears_the_gate():
-    cfg = SearchConfig(worlds=4, candidates=3, gate_points=2.0, gate_z=1.0)
+    cfg = _cfg(worlds=4, candidates=3, gate_points=2.0, gate_z=1.0)
     base = jnp.array([10.0, 0.0, 5.0, -3.0])
     valid = jnp.array([True, True, True])
     # candidate 1 gains +3 in every world: clears 2 points and any z
@@ -294,14 +302,20 @@ def test_match_value_counts_the_carry_the_start_and_the_utility(match_states):
     assert float(match_value(finished, finished, 0, 3.0, (0, 0, 0))) == 10.0  # a lone round
 
 
-def test_default_preset_is_the_config_default():
-    assert load_preset("default") == SearchConfig()
-    assert load_preset("default", worlds=8).worlds == 8
+def test_presets_load_and_check_their_knobs(tmp_path):
+    cfg = _cfg()
+    assert isinstance(cfg, SearchConfig) and cfg.worlds >= 1 and cfg.candidates >= 1
+    assert _cfg(worlds=3).worlds == 3 and "3 worlds" in _cfg(worlds=3).describe()
     with pytest.raises(ValueError, match="unknown search knobs"):
-        load_preset("default", world=8)
+        _cfg(world=8)
     with pytest.raises(ValueError, match="unknown search preset"):
-        load_preset("no-such-preset")
-    assert search_config.CONF_DIR.is_dir()
+        load_preset("no-such-preset", PRESETS)
+    (tmp_path / "partial.yaml").write_text("worlds: 4\n")
+    with pytest.raises(ValueError, match="lacks the search knobs"):
+        load_preset("partial", tmp_path)
+    with pytest.raises(ValueError, match="scales"):
+        _cfg(scales=(1.0, 2.0))
+    assert search_config.conf_dir().name == "search"  # in the shipped lost_cities.conf
 
 
 def test_batched_decisions_equal_one_game_at_a_time(match_states):
@@ -317,14 +331,14 @@ def test_batched_decisions_equal_one_game_at_a_time(match_states):
 @pytest.mark.parametrize("env_name", ["single_round", "match3"])
 def test_search_plays_legal_duplicate_games(env_name):
     env = envs.make(env_name)
-    policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], SearchConfig(worlds=2, candidates=3))
+    policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], _cfg(worlds=2, candidates=3))
     deck_orders, coins = deal_bank(2)
     results = duplicate_evaluate(env, policy, EXPERT, deck_orders, coins, jax.random.PRNGKey(0))
     assert results["games"] == 4 and results["max_steps_rate"] == 0.0  # raises on an illegal move
 
 
 def test_search_of_one_candidate_is_the_base_policy(match_states):
-    policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], SearchConfig(worlds=1, candidates=1))
+    policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], _cfg(worlds=1, candidates=1))
     states = _take(match_states, np.arange(0, 200, 7))
     keys = jax.random.split(jax.random.PRNGKey(1), states.round_idx.shape[0])
     np.testing.assert_array_equal(jax.vmap(policy)(states, keys), jax.vmap(EXPERT)(states, keys))
@@ -332,8 +346,47 @@ def test_search_of_one_candidate_is_the_base_policy(match_states):
 
 def test_round_state_search_is_legal(match_states):
     rounds = _take(match_states, np.arange(0, 100, 10)).round
-    cfg = SearchConfig(worlds=2, candidates=3, gate_points=0.0, gate_z=0.0)
+    cfg = _cfg(worlds=2, candidates=3, gate_points=0.0, gate_z=0.0)
     policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], cfg)
     actions = jax.vmap(policy)(rounds, jax.random.split(jax.random.PRNGKey(4), 10))
     masks = jax.vmap(legal_action_mask)(rounds)
     assert np.take_along_axis(np.asarray(masks), np.asarray(actions)[:, None], axis=1).all()
+
+
+# ---- specs: search:<base> wherever a policy is resolved -----------------------------------------------
+
+
+@pytest.fixture
+def checkout_presets(monkeypatch):
+    """Presets from this checkout (an installed lost_cities.conf may be another checkout's)."""
+    monkeypatch.setattr(search_config, "conf_dir", lambda: PRESETS)
+
+
+def test_spec_parsing():
+    from lost_cities.search.spec import is_search_spec, parse
+
+    assert is_search_spec("search:heuristic_expert") and is_search_spec("search/fast:outputs/run")
+    assert not is_search_spec("heuristic_expert") and not is_search_spec("searchlight:x")
+    assert not is_search_spec("outputs/search:x")
+    assert parse("search:heuristic_expert") == ("default", "heuristic_expert")
+    assert parse("search/fast:outputs/run") == ("fast", "outputs/run")
+    with pytest.raises(ValueError, match="search:<base>"):
+        parse("search:")
+
+
+def test_resolve_policy_and_agents_load_accept_search_specs(checkout_presets, match_states, capsys):
+    from lost_cities import agents
+    from lost_cities.evaluation import resolve_policy
+
+    env = envs.make("match3")
+    policy = resolve_policy("search:heuristic_expert", env)
+    assert "worlds x" in capsys.readouterr().out  # the cost per decision is printed
+    state = _take(match_states, 5)
+    action = int(jax.jit(policy)(state, jax.random.PRNGKey(0)))
+    assert bool(match_legal_action_mask(state)[action])
+    agent = agents.load("search:heuristic_expert")
+    assert agent.act(state, int(state.to_move), rng=jax.random.PRNGKey(0)) == action
+    with pytest.raises(ValueError, match="unknown search preset"):
+        resolve_policy("search/no-such-preset:heuristic_expert", env)
+    with pytest.raises(ValueError, match="neither an existing checkpoint"):
+        resolve_policy("search:no_such_bot", env)

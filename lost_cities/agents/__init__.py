@@ -20,7 +20,13 @@ from lost_cities.agents.checkpoint import Agent, load_checkpoint, network_logits
 def load(path, env=None):
     """An :class:`Agent` from a checkpoint (run dir or ``checkpoints/best|latest``), or an
     ``OnnxAgent`` from an exported ``.onnx`` file; ``env`` (an Env or its name) defaults to
-    the env the agent was trained on."""
+    the env the agent was trained on. ``search:<base>`` (lost_cities/search/spec.py) gives the
+    determinized search on top of ``<base>`` (``env`` defaults to match3 there)."""
+    if str(path).startswith("search"):
+        from lost_cities.search.spec import SearchAgent, is_search_spec
+
+        if is_search_spec(path):
+            return SearchAgent(path, env)
     if Path(path).suffix == ".onnx":
         from lost_cities.agents.onnx import load_onnx  # onnxruntime only when asked for
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from lost_cities import envs
 from lost_cities.bots import make
-from lost_cities.cards import N_CARDS
+from lost_cities.game.cards import N_CARDS
 from lost_cities.search.config import load_preset
 from lost_cities.search.spec import parse, resolve_search
 

@@ -26,8 +26,8 @@ from jax.tree_util import Partial
 from lost_cities.bots.context import round_and_match
 from lost_cities.bots.expert import EXPERT, LEAD_SHIFT_PER_ROUND, TURNS_FOR_FULL_HAND
 from lost_cities.bots.heuristic import BALANCED, CAUTIOUS, action_values
-from lost_cities.cards import N_ACTIONS, N_CARDS
-from lost_cities.engine import legal_action_mask
+from lost_cities.game.cards import N_ACTIONS, N_CARDS
+from lost_cities.game.engine import legal_action_mask
 
 
 def expert_scores(state, style=EXPERT):
@@ -68,16 +68,15 @@ BOT_SCORES = {
 }
 
 
-def _logits(env, network, params, state):
-    from lost_cities.ppo.network import ActorCritic
-
-    obs = env.observe(state, env.to_move(state))[None]
-    return network.apply(params, obs, method=ActorCritic.logits)[0]
+def _logits(logits, params, state):
+    return logits(params, state, state.to_move)
 
 
-def logit_scores(env, network, params):
-    """``scores(env_state)`` of a network policy: its logits (the params are traced leaves)."""
-    return Partial(_logits, env, network, params)
+def logit_scores(agent):
+    """``scores(env_state)`` of a checkpoint ``agent``: its masked logits (the params are traced leaves)."""
+    from lost_cities.agents import network_logits
+
+    return Partial(_logits, Partial(network_logits(agent.env, agent.network)), agent.params)
 
 
 def top_candidates(scores, legal, base_action, k):

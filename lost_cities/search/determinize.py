@@ -24,15 +24,15 @@ coins of the rounds already started); the tests check that the mover's observati
 import jax
 import jax.numpy as jnp
 
-from lost_cities.cards import HAND_SIZE, N_CARDS
-from lost_cities.engine import (
+from lost_cities.game.cards import HAND_SIZE, N_CARDS
+from lost_cities.game.engine import (
     LOC_HAND,
     LOC_KNOWN,
     State,
     reset_from_positions,
     shuffled_positions,
 )
-from lost_cities.match import N_ROUNDS
+from lost_cities.game.match import N_ROUNDS
 
 CARD_IDS = jnp.arange(N_CARDS, dtype=jnp.int32)
 

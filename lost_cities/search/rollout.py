@@ -15,8 +15,8 @@ scored in match terms instead (:func:`match_value`).
 import jax
 import jax.numpy as jnp
 
-from lost_cities.engine import State, board_score, seat_view, step
-from lost_cities.match import N_ROUNDS
+from lost_cities.game.engine import State, board_score, seat_view, step
+from lost_cities.game.match import N_ROUNDS
 
 
 def _round_of(env_state):
