@@ -390,3 +390,34 @@ def test_resolve_policy_and_agents_load_accept_search_specs(checkout_presets, ma
         resolve_policy("search/no-such-preset:heuristic_expert", env)
     with pytest.raises(ValueError, match="neither an existing checkpoint"):
         resolve_policy("search:no_such_bot", env)
+
+
+@pytest.mark.parametrize("env_name", ["single_round", "match3"])
+def test_duplicate_computes_each_policy_on_its_movers_only_with_the_same_games(env_name):
+    """The compacted evaluation loop (a policy computed only where it moves) plays exactly
+    the games of the loop that computes both policies for every game."""
+    from lost_cities.evaluation import play_duplicate
+    from lost_cities.evaluation.duplicate import _capacity
+
+    env = envs.make(env_name)
+    deck_orders, coins = deal_bank(40)
+    assert _capacity(80) < 80  # 40 deals are 80 games: the compaction is exercised
+    runs = [
+        play_duplicate(env, make("random"), EXPERT, deck_orders, coins, jax.random.PRNGKey(3), compact=c)
+        for c in (True, False)
+    ]
+    assert runs[0].keys() == runs[1].keys()
+    for name in runs[0]:
+        np.testing.assert_array_equal(runs[0][name], runs[1][name], err_msg=name)
+
+
+def test_mover_actions_take_several_passes_when_many_games_need_the_policy(match_states):
+    from lost_cities.evaluation.duplicate import _mover_actions
+
+    states = _take(match_states, np.arange(20))
+    keys = jax.random.split(jax.random.PRNGKey(0), 20)
+    need = jnp.asarray(np.random.default_rng(0).random(20) < 0.7)
+    random_policy = make("random")
+    expected = np.where(need, jax.vmap(random_policy)(states, keys), 0)
+    for capacity in (3, 7, 20):
+        np.testing.assert_array_equal(_mover_actions(random_policy, states, keys, need, capacity), expected)
