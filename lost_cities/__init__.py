@@ -4,7 +4,8 @@ This module re-exports the public engine API of SPEC §5 (``reset``, ``step``,
 ``match_reset``, ``match_step``, observations and their ``batched_*`` forms). The
 package is layered; a layer imports only the ones above it in this table, except that
 ``evaluation.policies`` loads a checkpoint or ``.onnx`` opponent through ``agents``
-(lazily, when given a path):
+(lazily, when given a path), and ``evaluation.policies`` and ``agents.load`` build a
+``search:<base>`` spec through ``search`` (lazily):
 
 | package                  | contract                                                       |
 | ------------------------ | -------------------------------------------------------------- |
@@ -15,6 +16,7 @@ package is layered; a layer imports only the ones above it in this table, except
 | ``lost_cities.evaluation`` | duplicate evaluation, deal banks, gates, the carry probe     |
 | ``lost_cities.ppo``      | training: config schema, rollout, GAE, trainer, checkpoints    |
 | ``lost_cities.agents``   | trained agents without the training code: ``agents.load``      |
+| ``lost_cities.search``   | determinized (PIMC) search on top of any policy: ``search:<base>`` |
 | ``lost_cities.export``   | a policy as ONNX plus manifest for the web client              |
 | ``lost_cities.cli``      | the entry points (``python -m lost_cities.<verb>``)            |
 | ``lost_cities.conf``     | the Hydra configs (``conf/`` in the checkout, in the wheel)    |

@@ -21,7 +21,13 @@ def load(path, env=None, checkpoint="latest"):
     """An :class:`Agent` from a checkpoint (a run dir: its ``checkpoints/<checkpoint>``,
     ``latest`` (the final parameters) or ``best``; or a ``checkpoints/best|latest`` dir), or
     an ``OnnxAgent`` from an exported ``.onnx`` file; ``env`` (an Env or its name) defaults
-    to the env the agent was trained on."""
+    to the env the agent was trained on. ``search:<base>`` (lost_cities/search/spec.py) gives
+    the determinized search on top of ``<base>`` (``env`` defaults to match3 there)."""
+    if str(path).startswith("search"):
+        from lost_cities.search.spec import SearchAgent, is_search_spec
+
+        if is_search_spec(path):
+            return SearchAgent(path, env)
     if Path(path).suffix == ".onnx":
         if not Path(path).is_file():
             raise FileNotFoundError(f"{path}: no such model file")

@@ -2,9 +2,10 @@
 
 One loop serves tournaments, ``lost_cities.evaluate``, training gates and training-time
 evaluation. A chunk of deals is played as one jitted ``lax.while_loop`` over plies
-with every game of the chunk in a ``vmap``; each ply both policies are computed for
-every game and the one whose seat is to move is kept (a per-game branch would become
-the same select under ``vmap``).
+with every game of the chunk in a ``vmap``. Each ply a policy is computed only for the
+games where it is to move: those games are gathered into a batch a little over half the
+chunk (a per-game branch would be a select under ``vmap`` that computes both policies
+for every game, which doubles the cost of an expensive policy such as the search).
 
 Randomness is common between the two games of a deal: at ply ``t`` of deal ``i`` policy
 A gets the key ``split(fold_in(fold_in(key, i), t))[0]`` and policy B the ``[1]``,
@@ -112,12 +113,16 @@ def _as_partial(policy):
     return policy if isinstance(policy, Partial) else Partial(policy)
 
 
-def _play_game_ply(env, policy_a, policy_b, game, deal_key, seat_a, t):
-    """One ply of one game; ``game`` is the per-game tracking dict."""
+def _ply_keys(deal_key, t):
+    """Policy A's and policy B's keys at ply ``t`` of a deal."""
+    return jax.random.split(jax.random.fold_in(deal_key, t))
+
+
+def _play_game_ply(env, game, seat_a, action_a, action_b):
+    """One ply of one game, given each policy's action; ``game`` is the per-game tracking dict."""
     state = game["state"]
-    key_a, key_b = jax.random.split(jax.random.fold_in(deal_key, t))
     a_moves = env.to_move(state) == seat_a
-    action = jnp.where(a_moves, policy_a(state, key_a), policy_b(state, key_b))
+    action = jnp.where(a_moves, action_a, action_b)
     next_state, _, next_done = env.step(state, action)
     from_pile = action % N_DRAW_SOURCES != 0
 
@@ -145,11 +150,40 @@ def _play_game_ply(env, policy_a, policy_b, game, deal_key, seat_a, t):
     }
 
 
-def _play_chunk(env, start, policy_a, policy_b, deck_orders, coins, deal_keys, seat_a):
+def _capacity(n_games):
+    """Games a policy is computed on per pass: a little over the half of the games it
+    moves in on a typical ply (exactly half in round 1, where the two games of a deal
+    alternate in step), so that one pass nearly always suffices."""
+    return min(n_games, int(np.ceil(0.55 * n_games + 2 * np.sqrt(n_games))))
+
+
+def _mover_actions(policy, states, keys, need, capacity):
+    """int32[games]: ``policy``'s actions in the games where ``need`` holds (0 elsewhere).
+
+    Under ``vmap`` a policy costs the same for every game it is given, so it is given only
+    the games it moves in: gathered ``capacity`` at a time (one pass unless more games
+    need it), its actions scattered back. Each game gets exactly the action it would get
+    from ``policy(state, key)`` alone.
+    """
+    order = jnp.argsort(~need, stable=True)  # the games that need the policy first
+    order = jnp.concatenate([order, order[:capacity]])  # a last pass may read past the end
+    passes = (jnp.sum(need, dtype=jnp.int32) + capacity - 1) // capacity
+
+    def one_pass(p, actions):
+        index = jax.lax.dynamic_slice(order, (p * capacity,), (capacity,))
+        acted = jax.vmap(policy)(jax.tree.map(lambda x: x[index], states), keys[index])
+        return actions.at[index].set(jnp.where(need[index], acted.astype(jnp.int32), actions[index]))
+
+    return jax.lax.fori_loop(0, passes, one_pass, jnp.zeros(need.shape[0], jnp.int32))
+
+
+def _play_chunk(env, start, policy_a, policy_b, deck_orders, coins, deal_keys, seat_a, compact=True):
     """Play games to the end; the arrays carry a leading games axis.
 
     Games start from ``env.init_from_deal`` or, when given, ``start(deck_orders,
-    coins, seat_a)`` per game (a ``Partial``, for probes that start mid-match).
+    coins, seat_a)`` per game (a ``Partial``, for probes that start mid-match). With
+    ``compact`` each policy is computed only on the games where it is to move
+    (:func:`_mover_actions`); without, on every game each ply (the same actions).
     """
     n_games = seat_a.shape[0]
     init = env.init_from_deal if start is None else start
@@ -165,7 +199,8 @@ def _play_chunk(env, start, policy_a, policy_b, deck_orders, coins, deal_keys, s
         "illegal_a": jnp.zeros(n_games, bool),
         "illegal_b": jnp.zeros(n_games, bool),
     }
-    ply = jax.vmap(_play_game_ply, in_axes=(None, None, None, 0, 0, 0, None))
+    ply = jax.vmap(_play_game_ply, in_axes=(None, 0, 0, 0, 0))
+    capacity = _capacity(n_games) if compact else n_games
     max_plies = env.rounds * MAX_STEPS  # every legal ply advances a round that ends by MAX_STEPS
 
     def running(carry):
@@ -175,7 +210,13 @@ def _play_chunk(env, start, policy_a, policy_b, deck_orders, coins, deal_keys, s
 
     def advance(carry):
         t, games = carry
-        return t + 1, ply(env, policy_a, policy_b, games, deal_keys, seat_a, t)
+        keys = jax.vmap(_ply_keys, in_axes=(0, None))(deal_keys, t)
+        states = games["state"]
+        live = ~jax.vmap(env.done)(states)
+        a_moves = jax.vmap(env.to_move)(states) == seat_a
+        action_a = _mover_actions(policy_a, states, keys[:, 0], live & a_moves, capacity)
+        action_b = _mover_actions(policy_b, states, keys[:, 1], live & ~a_moves, capacity)
+        return t + 1, ply(env, games, seat_a, action_a, action_b)
 
     _, games = jax.lax.while_loop(running, advance, (jnp.int32(0), games))
     final_margin = jax.vmap(env.final_margin)(games["state"])[:, 0]
@@ -196,7 +237,7 @@ def _play_chunk(env, start, policy_a, policy_b, deck_orders, coins, deal_keys, s
     }
 
 
-_play_chunk_jit = jax.jit(_play_chunk, static_argnums=0)
+_play_chunk_jit = jax.jit(_play_chunk, static_argnums=0, static_argnames="compact")
 
 
 def _deal_keys(key, first, count):
@@ -204,12 +245,21 @@ def _deal_keys(key, first, count):
 
 
 def play_duplicate(
-    env, policy_a, policy_b, deck_orders, coins, key, batch_size=1000, progress=None, start=None
+    env,
+    policy_a,
+    policy_b,
+    deck_orders,
+    coins,
+    key,
+    batch_size=1000,
+    progress=None,
+    start=None,
+    compact=True,
 ):
     """Raw per-game arrays of a duplicate evaluation, games ordered ``[deal, seat of A]``.
 
     ``progress``, if given, is called with the number of deals finished after each chunk;
-    ``start`` replaces ``env.init_from_deal`` (see ``_play_chunk``).
+    ``start`` replaces ``env.init_from_deal`` and ``compact`` is as in ``_play_chunk``.
     """
     deck_orders = np.asarray(deck_orders, np.int32)
     coins = np.asarray(coins, np.int32)
@@ -231,7 +281,15 @@ def play_duplicate(
         seat_a = jnp.tile(jnp.array([0, 1], jnp.int32), batch_size)
         deal_keys = jnp.repeat(_deal_keys(key, first, batch_size), 2, axis=0)
         out = _play_chunk_jit(
-            env, start, policy_a, policy_b, deck_orders[games_deals], coins[games_deals], deal_keys, seat_a
+            env,
+            start,
+            policy_a,
+            policy_b,
+            deck_orders[games_deals],
+            coins[games_deals],
+            deal_keys,
+            seat_a,
+            compact=compact,
         )
         kept = 2 * min(batch_size, n_deals - first)
         chunks.append({name: np.asarray(value)[:kept] for name, value in out.items()})

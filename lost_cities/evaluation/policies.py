@@ -1,4 +1,5 @@
-"""From what a user types (a bot name, a checkpoint directory, an ``.onnx`` file) to a policy.
+"""From what a user types (a bot name, a checkpoint directory, an ``.onnx`` file, or
+``search:<one of those>``, lost_cities/search/spec.py) to a policy.
 
 Shared by ``lost_cities.tournament``, ``lost_cities.evaluate`` and the gates, so that
 every command accepts the same kinds of opponents with the same errors.
@@ -33,7 +34,8 @@ def current_round_only(policy, env):
 
 
 def resolve_policy(spec, env):
-    """``policy(env_state, rng) -> action`` for a bot name, a checkpoint dir or an ``.onnx`` file.
+    """``policy(env_state, rng) -> action`` for a bot name, a checkpoint dir or an ``.onnx`` file,
+    or the determinized search on top of one of them (``search[/<preset>]:<base>``).
 
     A policy passed in (a callable, e.g. a league snapshot) is returned as it is. A
     checkpoint trained on ``single_round`` plays a multi-round ``env`` through
@@ -42,6 +44,11 @@ def resolve_policy(spec, env):
     if callable(spec):
         return spec
     spec = str(spec)
+    if spec.startswith("search"):
+        from lost_cities.search.spec import is_search_spec, resolve_search
+
+        if is_search_spec(spec):
+            return resolve_search(spec, env)
     if Path(spec).expanduser().exists():
         from lost_cities import agents
 

@@ -1,0 +1,46 @@
+"""One row of experiments/search/README.md: a search preset (plus knob overrides) on top of
+``heuristic_expert`` against ``heuristic_expert``, duplicate match3 on deal bank v1.
+
+    python experiments/search/run.py DEALS OUT.json [knob=value ...]
+
+The same as ``python -m lost_cities.evaluate agent=search:heuristic_expert
+opponent=heuristic_expert env=match3 deals=DEALS`` for the default preset, but it reads
+the presets from this checkout's conf/search and takes knob overrides (worlds=24 ...).
+"""
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import jax
+import yaml
+
+from lost_cities import envs
+from lost_cities.evaluation import deal_bank, duplicate_evaluate, resolve_policy
+from lost_cities.search.spec import resolve_search
+
+PRESETS = Path(__file__).resolve().parents[2] / "conf" / "search"
+
+
+def main():
+    deals, out, *knobs = sys.argv[1:]
+    overrides = {k: yaml.safe_load(v) for k, v in (knob.split("=", 1) for knob in knobs)}
+    env = envs.make("match3")
+    agent = resolve_search("search:heuristic_expert", env, PRESETS, **overrides)
+    opponent = resolve_policy("heuristic_expert", env)
+    deck_orders, coins = deal_bank(int(deals))
+    start = time.perf_counter()
+    results = duplicate_evaluate(env, agent, opponent, deck_orders, coins, jax.random.key(0))
+    seconds = time.perf_counter() - start
+    row = {**results, "agent": "search:heuristic_expert", "overrides": overrides, "seconds": seconds}
+    Path(out).write_text(json.dumps(row, indent=2) + "\n")
+    print(
+        f"{overrides}: win {row['win_rate']:.3f} [{row['win_rate_lower']:.3f}, {row['win_rate_upper']:.3f}], "
+        f"margin {row['margin_mean']:+.1f} [{row['margin_lower']:+.1f}, {row['margin_upper']:+.1f}], "
+        f"max-steps {row['max_steps_rate']}, {seconds:.0f} s"
+    )
+
+
+if __name__ == "__main__":
+    main()

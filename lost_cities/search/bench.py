@@ -1,0 +1,88 @@
+"""Cost of a search decision: ``python -m lost_cities.search.bench [--preset default] [--games 256]``.
+
+Positions are taken from expert-vs-expert matches (every 7th ply of a few hundred
+matches, so early, middle and late round positions all occur). Prints, after compiling:
+
+- ``batched_s_per_decision``: one jitted ``vmap`` over ``--games`` positions, divided by
+  the number of positions (how duplicate evaluation runs it);
+- ``single_s_per_decision``: one position per call (as a person playing the agent sees
+  it), the median over ``--single`` calls;
+- ``rollout_plies_per_decision``: the plies simulated per decision, worlds x candidates x
+  plies left in the round (the budget), averaged over the positions.
+"""
+
+import argparse
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from lost_cities import envs
+from lost_cities.bots import make
+from lost_cities.game.cards import N_CARDS
+from lost_cities.search.config import load_preset
+from lost_cities.search.spec import parse, resolve_search
+
+
+def positions(env, count, seed=0, every=7):
+    """``count`` env states from expert-vs-expert play (batched, leading axis)."""
+    expert = make("heuristic_expert")
+    games = max(1, -(-count * every // (env.rounds * 44)))
+    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(seed), games))
+
+    def ply(states, _):
+        moves = jax.vmap(expert)(states, jnp.zeros((games, 2), jnp.uint32))
+        return jax.vmap(env.step)(states, moves)[0], states
+
+    _, record = jax.lax.scan(ply, states, None, length=env.rounds * 44)
+    flat = jax.tree.map(lambda x: x[::every].reshape((-1,) + x.shape[2:]), record)
+    live = np.flatnonzero(~np.asarray(jax.vmap(env.done)(flat)))[:count]
+    return jax.tree.map(lambda x: x[live], flat)
+
+
+def measure(policy, states, single=20):
+    """``(batched, single)`` seconds per decision on ``states`` (see the module doc)."""
+    n = int(jax.tree.leaves(states)[0].shape[0])
+    keys = jax.random.split(jax.random.PRNGKey(1), n)
+    batched = jax.jit(jax.vmap(policy))
+    jax.block_until_ready(batched(states, keys))
+    start = time.perf_counter()
+    jax.block_until_ready(batched(states, keys))
+    batched_s = (time.perf_counter() - start) / n
+    one = jax.jit(policy)
+    jax.block_until_ready(one(jax.tree.map(lambda x: x[0], states), keys[0]))
+    times = []
+    for i in range(min(single, n)):
+        state = jax.tree.map(lambda x, i=i: x[i], states)
+        start = time.perf_counter()
+        jax.block_until_ready(one(state, keys[i]))
+        times.append(time.perf_counter() - start)
+    return batched_s, float(np.median(times))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", default="heuristic_expert")
+    parser.add_argument("--preset", default="default")
+    parser.add_argument("--env", default="match3")
+    parser.add_argument("--games", type=int, default=256)
+    parser.add_argument("--single", type=int, default=20)
+    args = parser.parse_args(argv)
+    env = envs.make(args.env)
+    spec = f"search/{args.preset}:{args.base}"
+    cfg = load_preset(parse(spec)[0])
+    policy = resolve_search(spec, env)
+    states = positions(env, args.games)
+    deck_left = N_CARDS - np.asarray(jax.vmap(env.round_state)(states).deck_ptr, np.int64)
+    batched_s, single_s = measure(policy, states, args.single)
+    print(f"spec={spec}")
+    print(f"config={cfg}")
+    print(f"positions={len(deck_left)}")
+    print(f"rollout_plies_per_decision={np.mean([cfg.rollout_plies(d) for d in deck_left]):.0f}")
+    print(f"batched_s_per_decision={batched_s:.5f}")
+    print(f"single_s_per_decision={single_s:.5f}")
+
+
+if __name__ == "__main__":
+    main()

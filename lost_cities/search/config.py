@@ -1,0 +1,86 @@
+"""The search's knobs: :class:`SearchConfig` (types and checks) and the presets that hold
+their values, ``conf/search/<name>.yaml`` (shipped as ``lost_cities.conf``; ``default``
+is the one ``search:<base>`` uses)."""
+
+import dataclasses
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from omegaconf import OmegaConf
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Knobs of the determinized search (see lost_cities/search/agent.py).
+
+    - ``worlds``: sampled worlds per decision (every candidate is scored on all of them).
+    - ``candidates``: the base move plus the base policy's next best, ``candidates`` in all.
+    - ``depth``: plies played after a candidate before the leaf value; ``None``: to the
+      round's end (the leaf is then the exact round result in match terms).
+    - ``gate_points`` / ``gate_z``: leave the base move only for a candidate whose mean
+      paired gain over it exceeds ``gate_points`` points and ``gate_z`` standard errors.
+    - ``start_value``: points for starting the next round (a round other than the last).
+    - ``scales``: per round, ``tanh(points / scale)`` as the utility (0: raw points).
+    - ``proposer``: the scorer that ranks the candidates (a ``BOT_SCORES`` name); ``None``:
+      the base policy's own scores.
+    """
+
+    worlds: int
+    candidates: int
+    depth: int | None
+    gate_points: float
+    gate_z: float
+    start_value: float
+    scales: tuple
+    proposer: str | None
+
+    def __post_init__(self):
+        if self.worlds < 1 or self.candidates < 1:
+            raise ValueError(f"search needs worlds >= 1 and candidates >= 1, got {self}")
+        if self.depth is not None and self.depth < 0:
+            raise ValueError(f"search.depth must be null or >= 0, got {self.depth}")
+        if len(self.scales) != 3 or min(self.scales) < 0:
+            raise ValueError(f"search.scales needs one scale >= 0 per round (3), got {self.scales}")
+        object.__setattr__(self, "scales", tuple(float(s) for s in self.scales))
+
+    def rollout_plies(self, plies_left):
+        """Plies one decision simulates when ``plies_left`` remain in the round (its cost)."""
+        depth = plies_left if self.depth is None else min(self.depth, plies_left)
+        return self.worlds * self.candidates * depth
+
+    def describe(self):
+        """One line: the knobs and the cost per decision."""
+        depth = "the round's end" if self.depth is None else f"{self.depth} plies"
+        return (
+            f"search: {self.worlds} worlds x {self.candidates} candidates = "
+            f"{self.worlds * self.candidates} rollouts per decision to {depth} "
+            f"(up to {self.rollout_plies(44)} simulated plies from a fresh round); gate "
+            f"{self.gate_points:g} points and {self.gate_z:g} s.e.; start value {self.start_value:g}; "
+            f"scales {list(self.scales)}; proposer {self.proposer or 'the base policy'}"
+        )
+
+
+def conf_dir():
+    """Where the presets are: ``search/`` in the shipped configs (``conf/search`` in a checkout)."""
+    return Path(str(resources.files("lost_cities.conf"))) / "search"
+
+
+def load_preset(name="default", directory=None, **overrides):
+    """``<directory or conf_dir()>/<name>.yaml`` as a :class:`SearchConfig`, ``overrides`` applied."""
+    directory = conf_dir() if directory is None else Path(directory)
+    path = directory / f"{name}.yaml"
+    if not path.exists():
+        names = sorted(p.stem for p in directory.glob("*.yaml"))
+        raise ValueError(f"unknown search preset {name!r} in {directory}; choose one of {names}")
+    values = OmegaConf.to_container(OmegaConf.load(path), resolve=True)
+    known = {f.name for f in dataclasses.fields(SearchConfig)}
+    unknown = (set(values) | set(overrides)) - known
+    if unknown:
+        raise ValueError(f"unknown search knobs {sorted(unknown)}; the knobs are {sorted(known)}")
+    values.update(overrides)
+    missing = known - set(values)
+    if missing:
+        raise ValueError(f"{path} lacks the search knobs {sorted(missing)}")
+    values["scales"] = tuple(values["scales"])
+    return SearchConfig(**values)

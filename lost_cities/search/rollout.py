@@ -1,0 +1,101 @@
+"""Scoring candidate actions by rollouts in sampled worlds, in match terms.
+
+Every (world, candidate) pair is one *lane*: the candidate is applied in the world, then
+the base policy plays both seats until the round ends (or ``depth`` plies have been
+played, when the leaf value takes over). All candidates of a world share that world
+and the same policy keys (common random numbers), so their differences are paired.
+
+Lanes step the round engine only (``engine.step``); the match around the round (carry,
+round index, starter, coins) is fixed during a rollout and re-attached for the base
+policy, which may read it (the expert shifts its opening bars by the carried lead; a
+network observes v2). A rollout never crosses into the next round: the round's end is
+scored in match terms instead (:func:`match_value`).
+"""
+
+import jax
+import jax.numpy as jnp
+
+from lost_cities.game.engine import State, board_score, seat_view, step
+from lost_cities.game.match import N_ROUNDS
+
+
+def _round_of(env_state):
+    return env_state if isinstance(env_state, State) else env_state.round
+
+
+def _with_round(env_state, round_state):
+    return round_state if isinstance(env_state, State) else env_state.replace(round=round_state)
+
+
+def _round_scale(env_state, scales):
+    round_idx = jnp.int32(N_ROUNDS - 1) if isinstance(env_state, State) else env_state.round_idx
+    return jnp.sum(jnp.where(jnp.arange(N_ROUNDS) == round_idx, jnp.asarray(scales, jnp.float32), 0.0))
+
+
+def point_utility(env_state, scales):
+    """The utility of one point near a level score: ``1 / scale``, or 1 for raw points."""
+    scale = _round_scale(env_state, scales)
+    return jnp.where(scale > 0, 1.0 / jnp.where(scale > 0, scale, 1.0), 1.0)
+
+
+def match_value(env_state, round_state, player, start_value, scales):
+    """The value for ``player`` of a match whose current round stands at ``round_state``.
+
+    - points: the match margin if the round ended now (carry margin plus this round's
+      board difference; a lone round: the board difference);
+    - the next round's start: when a round other than the last has ended, ``start_value``
+      points for the seat that will start the next round (the one ahead; on a tie the
+      unseen coin decides, worth 0 in expectation);
+    - ``scales[round_idx]`` (if > 0) turns the points into ``tanh(points / scale)``, a
+      win-probability-like utility: a small scale in the last round plays for the win,
+      not the margin.
+    """
+    opponent = 1 - player
+    boards = board_score(round_state)
+    board_margin = seat_view(boards, player) - seat_view(boards, opponent)
+    if isinstance(env_state, State):
+        margin, last = board_margin, jnp.bool_(True)
+    else:
+        carry = env_state.carry
+        margin = seat_view(carry, player) - seat_view(carry, opponent) + board_margin
+        last = env_state.round_idx >= N_ROUNDS - 1
+    starts_next = jnp.where(round_state.done & ~last, jnp.sign(margin), 0.0)
+    points = margin + start_value * starts_next
+    scale = _round_scale(env_state, scales)
+    return jnp.where(scale > 0, jnp.tanh(points / jnp.where(scale > 0, scale, 1.0)), points)
+
+
+def rollout_values(worlds, actions, policy, keys, depth, start_value, scales):
+    """float32[W, K]: for the seat to move, the value of candidate ``actions[k]`` in world ``w``.
+
+    ``worlds`` is a batch of W env states (leading axis), ``actions`` int32[K], ``keys``
+    W policy keys (shared by the K candidates of a world). ``depth`` caps the plies
+    played after the candidate (``None``: to the end of the round).
+    """
+    n_worlds = keys.shape[0]
+    n_cands = actions.shape[0]
+    player = _round_of(worlds).to_move[0]
+    lane_worlds = jax.tree.map(lambda x: jnp.repeat(x, n_cands, axis=0), worlds)  # [W*K]
+    lane_keys = jnp.repeat(keys, n_cands, axis=0)
+    lane_actions = jnp.tile(actions, n_worlds)
+    rounds, _, _ = jax.vmap(step)(_round_of(lane_worlds), lane_actions)
+
+    def act(round_state, world, key, t):
+        return policy(_with_round(world, round_state), jax.random.fold_in(key, t))
+
+    def running(carry):
+        t, rounds = carry
+        live = jnp.any(~rounds.done)
+        return live if depth is None else live & (t < depth)
+
+    def advance(carry):
+        t, rounds = carry
+        moves = jax.vmap(act, in_axes=(0, 0, 0, None))(rounds, lane_worlds, lane_keys, t)
+        rounds, _, _ = jax.vmap(step)(rounds, moves)
+        return t + 1, rounds
+
+    _, rounds = jax.lax.while_loop(running, advance, (jnp.int32(0), rounds))
+    values = jax.vmap(match_value, in_axes=(0, 0, None, None, None))(
+        lane_worlds, rounds, player, start_value, scales
+    )
+    return values.reshape(n_worlds, n_cands)

@@ -1,0 +1,89 @@
+"""``search:<base>`` and ``search/<preset>:<base>``: a search policy from a policy spec.
+
+``<base>`` is anything the policy resolver accepts (a bot name, a checkpoint dir, an
+``.onnx`` file); ``<preset>`` names ``conf/search/<preset>.yaml`` (default: ``default``).
+Candidates are ranked by the base's own scores where it has them (the heuristic bots'
+action values, a checkpoint's logits) and by the expert's action values otherwise (an
+``.onnx`` base, the other bots), unless the preset names a ``proposer``.
+"""
+
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+
+from lost_cities.search.agent import search_policy
+from lost_cities.search.candidates import BOT_SCORES, expert_scores, logit_scores
+from lost_cities.search.config import load_preset
+
+PREFIX = "search"
+
+
+def is_search_spec(spec):
+    """Whether ``spec`` reads ``search:<base>`` or ``search/<preset>:<base>``."""
+    if not isinstance(spec, str | Path) or ":" not in str(spec):
+        return False
+    return str(spec).split(":", 1)[0].split("/", 1)[0] == PREFIX
+
+
+def parse(spec):
+    """``(preset, base)`` of ``search[/<preset>]:<base>``."""
+    head, base = str(spec).split(":", 1)
+    preset = head.split("/", 1)[1] if "/" in head else "default"
+    if not base or not preset:
+        raise ValueError(
+            f"{spec!r}: write search:<base> or search/<preset>:<base>, e.g. search:heuristic_expert"
+        )
+    return preset, base
+
+
+def _scores(base, env, proposer=None):
+    if proposer is not None:
+        if proposer not in BOT_SCORES:
+            raise ValueError(f"unknown search proposer {proposer!r}; choose one of {sorted(BOT_SCORES)}")
+        return BOT_SCORES[proposer]
+    if base in BOT_SCORES:
+        return BOT_SCORES[base]
+    path = Path(base).expanduser()
+    if path.exists() and path.suffix != ".onnx":
+        from lost_cities import agents
+
+        agent = agents.load(path)
+        if agent.env.name == env.name:
+            return logit_scores(agent)
+    return expert_scores
+
+
+def resolve_search(spec, env, directory=None, **overrides):
+    """The search policy named by ``spec`` for ``env`` (prints its cost line).
+
+    ``directory`` holds the presets (default: the shipped ``conf/search``); ``overrides``
+    replace the preset's knobs."""
+    from lost_cities.evaluation.policies import resolve_policy
+
+    preset, base = parse(spec)
+    cfg = load_preset(preset, directory, **overrides)
+    print(f"{spec}: {cfg.describe()}")
+    return search_policy(resolve_policy(base, env), _scores(base, env, cfg.proposer), cfg)
+
+
+class SearchAgent:
+    """``lost_cities.agents.load("search:<base>")``: ``act(state, player)`` like any agent.
+
+    The search samples its worlds from ``rng``; without one it uses a fixed key, so a
+    position always gets the same answer."""
+
+    def __init__(self, spec, env=None, directory=None, **overrides):
+        from lost_cities.envs import make as make_env
+
+        self.spec = str(spec)
+        self.env = make_env("match3" if env is None else env) if isinstance(env, str | None) else env
+        self.policy = resolve_search(self.spec, self.env, directory, **overrides)
+        self._act = jax.jit(self.policy)
+
+    def act(self, state, player, greedy=True, rng=None):
+        """The search's action for ``player`` (who must be to move); ``greedy`` is accepted for
+        the agent interface (the search has no sampled mode)."""
+        if int(self.env.to_move(state)) != int(player):
+            raise ValueError(f"player {player} is not to move")
+        return int(self._act(state, jax.random.PRNGKey(0) if rng is None else rng).astype(jnp.int32))

@@ -1,0 +1,423 @@
+"""The determinized search: its worlds come from the mover's information set only, and
+its decisions cannot depend on the true hidden cards; plus its parts (candidates, the
+gate, the match-terms value) on hand-made inputs, and legal play in a duplicate run."""
+
+import dataclasses
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from lost_cities import envs
+from lost_cities.bots import make
+from lost_cities.bots.context import best_legal
+from lost_cities.evaluation import deal_bank, duplicate_evaluate
+from lost_cities.game.cards import HAND_SIZE, N_ACTIONS, N_CARDS
+from lost_cities.game.engine import LOC_HAND, LOC_KNOWN, legal_action_mask, reset_from_order
+from lost_cities.game.match import match_legal_action_mask, match_reset, match_step
+from lost_cities.game.sampling import uniform_legal_action
+from lost_cities.obs.v1 import observation
+from lost_cities.obs.v2 import match_observation
+from lost_cities.search import (
+    BOT_SCORES,
+    SearchConfig,
+    determinize,
+    expert_scores,
+    load_preset,
+    match_value,
+    search_decision,
+    search_policy,
+    select,
+    top_candidates,
+    unseen_cards,
+)
+from lost_cities.search import config as search_config
+
+EXPERT = make("heuristic_expert")
+PRESETS = Path(__file__).resolve().parents[1] / "conf" / "search"  # this checkout's presets
+
+
+def _cfg(**knobs):
+    return load_preset("default", PRESETS, **knobs)
+
+
+GAMES = 12
+PLIES = 150  # past the first round boundary for every game
+
+
+@pytest.fixture(scope="module")
+def match_states():
+    """MatchStates met in play: a driver mixing uniform random moves (which draw from the
+    discard piles, so the opponent holds known cards) with the expert's moves."""
+
+    def one_ply(states, key):
+        move_key, coin_key = jax.random.split(key)
+        masks = jax.vmap(match_legal_action_mask)(states)
+        random_moves = jax.vmap(uniform_legal_action)(jax.random.split(move_key, GAMES), masks)
+        expert_moves = jax.vmap(EXPERT)(states, jax.random.split(coin_key, GAMES))
+        moves = jnp.where(jax.random.bernoulli(coin_key, 0.4, (GAMES,)), random_moves, expert_moves)
+        next_states, _, _ = jax.vmap(match_step)(states, moves)
+        return next_states, states
+
+    states = jax.vmap(match_reset)(jax.random.split(jax.random.PRNGKey(7), GAMES))
+    _, record = jax.jit(lambda s: jax.lax.scan(one_ply, s, jax.random.split(jax.random.PRNGKey(8), PLIES)))(
+        states
+    )
+    flat = jax.tree.map(lambda x: x.reshape((PLIES * GAMES,) + x.shape[2:]), record)
+    live = ~np.asarray(flat.round.done)
+    return jax.tree.map(lambda x: x[np.flatnonzero(live)], flat)
+
+
+def _take(states, index):
+    return jax.tree.map(lambda x: x[index], states)
+
+
+def _sorted_hand(loc, seat):
+    return np.flatnonzero((loc == LOC_HAND + seat) | (loc == LOC_KNOWN + seat)).astype(np.int8)
+
+
+def test_positions_cover_known_cards_and_every_round(match_states):
+    known = np.asarray(match_states.round.loc) >= LOC_KNOWN
+    opponent_known = (
+        np.asarray(match_states.round.loc) == LOC_KNOWN + 1 - np.asarray(match_states.to_move)[:, None]
+    )
+    assert opponent_known.any(axis=1).mean() > 0.2 and known.any()
+    assert set(np.asarray(match_states.round_idx).tolist()) >= {0, 1}
+
+
+# ---- worlds ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def worlds(match_states):
+    """Four worlds for each of 300 positions."""
+    index = np.linspace(0, match_states.round_idx.shape[0] - 1, 300).astype(int)
+    states = _take(match_states, index)
+    keys = jax.random.split(jax.random.PRNGKey(3), 4)
+    per_key = jax.jit(jax.vmap(jax.vmap(determinize, in_axes=(None, 0)), in_axes=(0, None)))(keys, states)
+    return states, per_key  # per_key: leading axes [key, position]
+
+
+def test_world_gives_the_mover_the_same_observations_and_mask(worlds):
+    states, per_key = worlds
+    mover = states.to_move
+    obs_v1 = jax.vmap(observation)(states.round, mover)
+    obs_v2 = jax.vmap(match_observation)(states, mover)
+    mask = jax.vmap(match_legal_action_mask)(states)
+    for k in range(per_key.round_idx.shape[0]):
+        world = _take(per_key, k)
+        np.testing.assert_array_equal(jax.vmap(observation)(world.round, mover), obs_v1)
+        np.testing.assert_array_equal(jax.vmap(match_observation)(world, mover), obs_v2)
+        np.testing.assert_array_equal(jax.vmap(match_legal_action_mask)(world), mask)
+        for name in ("round_idx", "carry", "starter"):
+            np.testing.assert_array_equal(getattr(world, name), getattr(states, name))
+        for name in (
+            "pile_size",
+            "exp_top",
+            "exp_sum",
+            "exp_handshakes",
+            "exp_count",
+            "deck_ptr",
+            "plies",
+            "done",
+        ):
+            np.testing.assert_array_equal(getattr(world.round, name), getattr(states.round, name))
+
+
+def test_world_hidden_cards_are_a_permutation_of_the_unseen_cards(worlds):
+    states, per_key = worlds
+    changed = 0
+    for k in range(per_key.round_idx.shape[0]):
+        world = _take(per_key, k)
+        for i in range(states.round_idx.shape[0]):
+            true_loc = np.asarray(states.round.loc[i])
+            loc = np.asarray(world.round.loc[i])
+            mover = int(states.to_move[i])
+            opponent = 1 - mover
+            deck_ptr = int(states.round.deck_ptr[i])
+            unseen = np.flatnonzero((true_loc < LOC_HAND) | (true_loc == LOC_HAND + opponent))
+            seen = np.setdiff1d(np.arange(N_CARDS), unseen)
+            np.testing.assert_array_equal(loc[seen], true_loc[seen])  # public and the mover's own
+            # the unseen cards fill exactly the undrawn deck positions and the opponent's unknown slots
+            assert sorted(loc[unseen].tolist()) == sorted(true_loc[unseen].tolist())
+            assert sorted(loc[loc < LOC_HAND].tolist()) == list(range(deck_ptr, N_CARDS))
+            for seat in (0, 1):
+                np.testing.assert_array_equal(np.asarray(world.round.hands[i, seat]), _sorted_hand(loc, seat))
+            assert len(_sorted_hand(loc, opponent)) == HAND_SIZE
+            changed += not np.array_equal(loc, true_loc)
+    assert changed > 0.9 * per_key.round_idx.size  # the worlds really are new deals
+    # a match world carries no true later deal (nor the current round's original deal)
+    assert not np.array_equal(np.asarray(_take(per_key, 0).deal_loc), np.asarray(states.deal_loc))
+
+
+def test_world_deals_the_unseen_cards_uniformly(match_states):
+    """Each unseen card lands in the opponent's hand with probability (unknown slots) /
+    (unseen cards): the true hand is not favoured."""
+    state = _take(match_states, 40)
+    mover = int(state.to_move)
+    true_loc = np.asarray(state.round.loc)
+    unseen = np.flatnonzero(np.asarray(unseen_cards(state.round, mover)))
+    slots = int((true_loc == LOC_HAND + 1 - mover).sum())
+    n = 4000
+    worlds = jax.jit(jax.vmap(determinize, in_axes=(0, None)))(
+        jax.random.split(jax.random.PRNGKey(5), n), state
+    )
+    in_hand = np.asarray(worlds.round.loc)[:, unseen] == LOC_HAND + 1 - mover
+    expected = slots / len(unseen)
+    tolerance = 5 * np.sqrt(expected * (1 - expected) / n)
+    assert np.abs(in_hand.mean(axis=0) - expected).max() < tolerance
+    truly_held = true_loc[unseen] == LOC_HAND + 1 - mover
+    assert abs(in_hand[:, truly_held].mean() - expected) < tolerance
+
+
+# ---- the decision does not depend on the true hidden cards ---------------------------------------------
+
+
+def _permute_hidden(state, rng):
+    """The same information set for the mover, other true hidden cards: the opponent's
+    unknown hand and the deck permuted among themselves; later deals and coins replaced."""
+    ms = jax.tree.map(np.asarray, state)
+    loc = ms.round.loc.copy()
+    mover = int(ms.to_move)
+    hidden = np.flatnonzero((loc < LOC_HAND) | (loc == LOC_HAND + 1 - mover))
+    loc[hidden] = loc[hidden[rng.permutation(len(hidden))]]
+    hands = np.stack([_sorted_hand(loc, 0), _sorted_hand(loc, 1)])
+    later = np.arange(3) > int(ms.round_idx)
+    other = reset_from_order(rng.permutation(N_CARDS))
+    return state.replace(
+        round=state.round.replace(loc=jnp.asarray(loc), hands=jnp.asarray(hands)),
+        deal_loc=jnp.broadcast_to(other.loc, ms.deal_loc.shape),
+        deal_hands=jnp.broadcast_to(other.hands, ms.deal_hands.shape),
+        coins=jnp.where(later, 1 - ms.coins, ms.coins),
+    )
+
+
+INVARIANCE_CFG = _cfg(worlds=4, candidates=4, gate_points=0.0, gate_z=0.0)
+
+
+def _decide(cfg, states, key):
+    decide = jax.jit(
+        jax.vmap(
+            lambda s, k: search_decision(cfg, EXPERT, BOT_SCORES["heuristic_expert"], s, k), in_axes=(0, None)
+        )
+    )
+    return decide(states, key)
+
+
+@pytest.fixture(scope="module")
+def invariance_positions(match_states):
+    index = np.linspace(0, match_states.round_idx.shape[0] - 1, 48).astype(int)
+    states = _take(match_states, index)
+    rng = np.random.default_rng(0)
+    permuted = [_permute_hidden(_take(states, i), rng) for i in range(len(index))]
+    permuted = jax.tree.map(lambda *xs: jnp.stack(xs), *permuted)
+    changed = (np.asarray(permuted.round.loc) != np.asarray(states.round.loc)).any(axis=1)
+    assert changed.all()
+    return states, permuted
+
+
+def test_search_decision_does_not_change_when_the_hidden_cards_are_permuted(invariance_positions):
+    states, permuted = invariance_positions
+    key = jax.random.PRNGKey(11)
+    action, info = _decide(INVARIANCE_CFG, states, key)
+    action_p, info_p = _decide(INVARIANCE_CFG, permuted, key)
+    np.testing.assert_array_equal(action_p, action)
+    np.testing.assert_array_equal(info_p["values"], info["values"])  # every rollout value, too
+    assert (np.asarray(info["index"]) != 0).sum() >= 5  # it does search: it leaves the base move
+
+
+def test_the_invariance_check_catches_a_search_that_reads_the_true_cards(invariance_positions, monkeypatch):
+    """The same check on a cheating search (rollouts in the true world) fails: the test has power."""
+    from lost_cities.search import agent
+
+    monkeypatch.setattr(agent, "determinize", lambda rng, state: state)
+    states, permuted = invariance_positions
+    key = jax.random.PRNGKey(11)
+    _, info = _decide(INVARIANCE_CFG, states, key)
+    _, info_p = _decide(INVARIANCE_CFG, permuted, key)
+    assert (np.asarray(info_p["values"]) != np.asarray(info["values"])).any(axis=(1, 2)).mean() > 0.5
+
+
+# ---- parts --------------------------------------------------------------------------------------------
+
+
+def test_expert_scores_rank_the_experts_own_move_first(match_states):
+    index = np.arange(0, match_states.round_idx.shape[0], 3)
+    states = _take(match_states, index)
+    masks = jax.vmap(match_legal_action_mask)(states)
+    best = jax.vmap(lambda s, m: best_legal(expert_scores(s), m))(states, masks)
+    np.testing.assert_array_equal(
+        best, jax.vmap(EXPERT)(states, jax.random.split(jax.random.PRNGKey(0), len(index)))
+    )
+
+
+def test_top_candidates_base_first_then_best_legal_distinct():
+    scores = jnp.arange(N_ACTIONS, dtype=jnp.float32)
+    legal = jnp.zeros(N_ACTIONS, bool).at[jnp.array([3, 10, 50, 90])].set(True)
+    actions, valid = top_candidates(scores, legal, jnp.int32(10), 4)
+    assert actions.tolist() == [10, 90, 50, 3] and valid.all()
+    actions, valid = top_candidates(scores, legal, jnp.int32(10), 6)
+    assert actions[:4].tolist() == [10, 90, 50, 3] and valid.tolist() == [True] * 4 + [False] * 2
+    # legal actions the scorer rules out (-inf, e.g. the expert's non-extending pile draws) stay candidates
+    actions, valid = top_candidates(
+        jnp.where(legal & (jnp.arange(N_ACTIONS) == 3), -jnp.inf, scores), legal, 10, 4
+    )
+    assert actions.tolist() == [10, 90, 50, 3] and valid.all()
+
+
+def test_select_keeps_the_base_move_unless_the_gain_clears_the_gate():
+    cfg = _cfg(worlds=4, candidates=3, gate_points=2.0, gate_z=1.0)
+    base = jnp.array([10.0, 0.0, 5.0, -3.0])
+    valid = jnp.array([True, True, True])
+    # candidate 1 gains +3 in every world: clears 2 points and any z
+    index, gain = select(jnp.stack([base, base + 3.0, base + 1.0], axis=1), valid, cfg)
+    assert int(index) == 1 and float(gain) == pytest.approx(3.0)
+    # +1.5 on average: under the 2-point gate
+    index, _ = select(jnp.stack([base, base + 1.5, base - 1.0], axis=1), valid, cfg)
+    assert int(index) == 0
+    # +3 on average but all of it in one world (noisy): fails the z gate
+    noisy = base + jnp.array([12.0, 0.0, 0.0, 0.0])
+    index, _ = select(jnp.stack([base, noisy, base], axis=1), valid, cfg)
+    assert int(index) == 0
+    # an invalid candidate (past the last legal action) is never chosen
+    index, _ = select(jnp.stack([base, base + 9.0, base + 3.0], axis=1), jnp.array([True, False, True]), cfg)
+    assert int(index) == 2
+
+
+def test_match_value_counts_the_carry_the_start_and_the_utility(match_states):
+    state = _take(match_states, 0)
+    finished = state.round.replace(
+        done=jnp.bool_(True),
+        exp_sum=jnp.zeros((2, 5), jnp.int8).at[0, 0].set(30),
+        exp_count=jnp.zeros((2, 5), jnp.int8).at[0, 0].set(3),
+    )  # seat 0 scores 10 this round
+    ms = state.replace(round=finished, round_idx=jnp.int32(1), carry=jnp.array([5.0, 20.0]))
+    assert float(match_value(ms, finished, 0, 0.0, (0, 0, 0))) == -5.0
+    assert float(match_value(ms, finished, 1, 0.0, (0, 0, 0))) == 5.0
+    assert float(match_value(ms, finished, 1, 3.0, (0, 0, 0))) == 8.0  # seat 1 will start round 3
+    assert float(match_value(ms.replace(round_idx=jnp.int32(2)), finished, 1, 3.0, (0, 0, 0))) == 5.0
+    assert float(match_value(ms, finished, 1, 0.0, (0, 10.0, 0))) == pytest.approx(np.tanh(0.5))
+    assert float(match_value(finished, finished, 0, 3.0, (0, 0, 0))) == 10.0  # a lone round
+
+
+def test_presets_load_and_check_their_knobs(tmp_path):
+    cfg = _cfg()
+    assert isinstance(cfg, SearchConfig) and cfg.worlds >= 1 and cfg.candidates >= 1
+    assert _cfg(worlds=3).worlds == 3 and "3 worlds" in _cfg(worlds=3).describe()
+    with pytest.raises(ValueError, match="unknown search knobs"):
+        _cfg(world=8)
+    with pytest.raises(ValueError, match="unknown search preset"):
+        load_preset("no-such-preset", PRESETS)
+    (tmp_path / "partial.yaml").write_text("worlds: 4\n")
+    with pytest.raises(ValueError, match="lacks the search knobs"):
+        load_preset("partial", tmp_path)
+    with pytest.raises(ValueError, match="scales"):
+        _cfg(scales=(1.0, 2.0))
+    assert search_config.conf_dir().name == "search"  # in the shipped lost_cities.conf
+
+
+def test_batched_decisions_equal_one_game_at_a_time(match_states):
+    cfg = dataclasses.replace(INVARIANCE_CFG, worlds=3, candidates=3)
+    policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], cfg)
+    states = _take(match_states, np.arange(0, 60, 6))
+    keys = jax.random.split(jax.random.PRNGKey(2), 10)
+    batched = jax.jit(jax.vmap(policy))(states, keys)
+    single = [int(jax.jit(policy)(_take(states, i), keys[i])) for i in range(10)]
+    assert np.asarray(batched).tolist() == single
+
+
+@pytest.mark.parametrize("env_name", ["single_round", "match3"])
+def test_search_plays_legal_duplicate_games(env_name):
+    env = envs.make(env_name)
+    policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], _cfg(worlds=2, candidates=3))
+    deck_orders, coins = deal_bank(2)
+    results = duplicate_evaluate(env, policy, EXPERT, deck_orders, coins, jax.random.PRNGKey(0))
+    assert results["games"] == 4 and results["max_steps_rate"] == 0.0  # raises on an illegal move
+
+
+def test_search_of_one_candidate_is_the_base_policy(match_states):
+    policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], _cfg(worlds=1, candidates=1))
+    states = _take(match_states, np.arange(0, 200, 7))
+    keys = jax.random.split(jax.random.PRNGKey(1), states.round_idx.shape[0])
+    np.testing.assert_array_equal(jax.vmap(policy)(states, keys), jax.vmap(EXPERT)(states, keys))
+
+
+def test_round_state_search_is_legal(match_states):
+    rounds = _take(match_states, np.arange(0, 100, 10)).round
+    cfg = _cfg(worlds=2, candidates=3, gate_points=0.0, gate_z=0.0)
+    policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], cfg)
+    actions = jax.vmap(policy)(rounds, jax.random.split(jax.random.PRNGKey(4), 10))
+    masks = jax.vmap(legal_action_mask)(rounds)
+    assert np.take_along_axis(np.asarray(masks), np.asarray(actions)[:, None], axis=1).all()
+
+
+# ---- specs: search:<base> wherever a policy is resolved -----------------------------------------------
+
+
+@pytest.fixture
+def checkout_presets(monkeypatch):
+    """Presets from this checkout (an installed lost_cities.conf may be another checkout's)."""
+    monkeypatch.setattr(search_config, "conf_dir", lambda: PRESETS)
+
+
+def test_spec_parsing():
+    from lost_cities.search.spec import is_search_spec, parse
+
+    assert is_search_spec("search:heuristic_expert") and is_search_spec("search/fast:outputs/run")
+    assert not is_search_spec("heuristic_expert") and not is_search_spec("searchlight:x")
+    assert not is_search_spec("outputs/search:x")
+    assert parse("search:heuristic_expert") == ("default", "heuristic_expert")
+    assert parse("search/fast:outputs/run") == ("fast", "outputs/run")
+    with pytest.raises(ValueError, match="search:<base>"):
+        parse("search:")
+
+
+def test_resolve_policy_and_agents_load_accept_search_specs(checkout_presets, match_states, capsys):
+    from lost_cities import agents
+    from lost_cities.evaluation import resolve_policy
+
+    env = envs.make("match3")
+    policy = resolve_policy("search:heuristic_expert", env)
+    assert "worlds x" in capsys.readouterr().out  # the cost per decision is printed
+    state = _take(match_states, 5)
+    action = int(jax.jit(policy)(state, jax.random.PRNGKey(0)))
+    assert bool(match_legal_action_mask(state)[action])
+    agent = agents.load("search:heuristic_expert")
+    assert agent.act(state, int(state.to_move), rng=jax.random.PRNGKey(0)) == action
+    with pytest.raises(ValueError, match="unknown search preset"):
+        resolve_policy("search/no-such-preset:heuristic_expert", env)
+    with pytest.raises(ValueError, match="neither an existing checkpoint"):
+        resolve_policy("search:no_such_bot", env)
+
+
+@pytest.mark.parametrize("env_name", ["single_round", "match3"])
+def test_duplicate_computes_each_policy_on_its_movers_only_with_the_same_games(env_name):
+    """The compacted evaluation loop (a policy computed only where it moves) plays exactly
+    the games of the loop that computes both policies for every game."""
+    from lost_cities.evaluation import play_duplicate
+    from lost_cities.evaluation.duplicate import _capacity
+
+    env = envs.make(env_name)
+    deck_orders, coins = deal_bank(40)
+    assert _capacity(80) < 80  # 40 deals are 80 games: the compaction is exercised
+    runs = [
+        play_duplicate(env, make("random"), EXPERT, deck_orders, coins, jax.random.PRNGKey(3), compact=c)
+        for c in (True, False)
+    ]
+    assert runs[0].keys() == runs[1].keys()
+    for name in runs[0]:
+        np.testing.assert_array_equal(runs[0][name], runs[1][name], err_msg=name)
+
+
+def test_mover_actions_take_several_passes_when_many_games_need_the_policy(match_states):
+    from lost_cities.evaluation.duplicate import _mover_actions
+
+    states = _take(match_states, np.arange(20))
+    keys = jax.random.split(jax.random.PRNGKey(0), 20)
+    need = jnp.asarray(np.random.default_rng(0).random(20) < 0.7)
+    random_policy = make("random")
+    expected = np.where(need, jax.vmap(random_policy)(states, keys), 0)
+    for capacity in (3, 7, 20):
+        np.testing.assert_array_equal(_mover_actions(random_policy, states, keys, need, capacity), expected)
