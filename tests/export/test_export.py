@@ -68,7 +68,7 @@ def init_params(trainer, seed):
     )
 
 
-def write_run(run_dir, gates, network=(), metrics=()):
+def write_run(run_dir, gates, network=("network=mlp",), metrics=()):
     """A relu match3 run dir with one checkpoint (update 0), a ``gates.json`` and
     ``metrics.jsonl`` rows ``metrics``."""
     trainer = make_trainer("relu", network)

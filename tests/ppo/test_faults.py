@@ -31,6 +31,8 @@ from lost_cities.ppo.run_dir import read_metrics
 from lost_cities.ppo.trainer import Trainer
 
 TINY = [
+    "network=mlp",  # run mechanics: the small network, fresh parameters
+    "init=none",
     "logger=none",
     "progress=false",
     "ppo.num_envs=8",

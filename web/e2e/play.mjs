@@ -98,15 +98,17 @@ function watch(page, label, origin, errors) {
   });
 }
 
-/** Serve agents.json with a second, test-only entry (the same model under SECOND_ID) and its manifest. */
+/** Serve agents.json with a second, test-only entry (the first entry's model and manifest under SECOND_ID). */
 async function routeTwoAgents(context) {
+  let firstManifest = null;
   await context.route('**/agents.json', async (route) => {
     const index = await (await route.fetch()).json();
+    firstManifest = index.agents[0].manifest;
     index.agents.push({ id: SECOND_ID, model: index.agents[0].model, manifest: `${SECOND_ID}.json` });
     await route.fulfill({ json: index });
   });
   await context.route(`**/${SECOND_ID}.json`, async (route) => {
-    const response = await route.fetch({ url: route.request().url().replace(`${SECOND_ID}.json`, 'policy.json') });
+    const response = await route.fetch({ url: route.request().url().replace(`${SECOND_ID}.json`, firstManifest) });
     const manifest = await response.json();
     const strength = { opponent: 'heuristic_expert', games: 400, win_rate: 0.5, win_rate_lower: 0.45, win_rate_upper: 0.55, margin_mean: 0 };
     await route.fulfill({ json: { ...manifest, name: 'E2E test copy (same model)', strength } });
@@ -341,7 +343,7 @@ async function main() {
     // A model whose observation version the page does not implement is refused with a clear message.
     const refusing = await browser.newContext();
     const refused = await refusing.newPage();
-    await refused.route('**/policy.json', async (route) => {
+    await refused.route(/\/(?!agents\.json)[^/]+\.json$/, async (route) => { // every manifest, the default's too
       const manifest = await (await route.fetch()).json();
       await route.fulfill({ json: { ...manifest, obs_version: 'v999' } });
     });
