@@ -22,40 +22,13 @@ import jax.flatten_util
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hydra import compose, initialize_config_module
 from omegaconf import OmegaConf
+from tiny_runs import SHARED, make_cfg
 
 from lost_cities.cli.train import NonFiniteError, train
 from lost_cities.ppo.checkpoint import CorruptCheckpoint, restore, restore_params, steps, write_digest
 from lost_cities.ppo.run_dir import read_metrics
 from lost_cities.ppo.trainer import Trainer
-
-TINY = [
-    "network=mlp",  # run mechanics: the small network, fresh parameters
-    "init=none",
-    "logger=none",
-    "progress=false",
-    "ppo.num_envs=8",
-    "ppo.rollout_length=128",
-    "ppo.total_decisions=3072",  # 3 updates
-    "ppo.epochs=1",
-    "ppo.minibatches=1",
-    "network.hidden=[16]",
-    "checkpoint.every_updates=1",
-    "gates=smoke",  # one 4-deal gate every other update and at the end
-]
-SHARED = [
-    "env=single_round",
-    "reward=shaped",
-    "opponent.policies=[random,self]",
-    "opponent.weights=null",
-    *TINY,
-]
-
-
-def make_cfg(overrides):
-    with initialize_config_module(config_module="lost_cities.conf", version_base=None):
-        return compose("config", overrides=overrides)
 
 
 def run(overrides, run_dir, progress=None, cli=None):

@@ -15,42 +15,13 @@ import jax.flatten_util
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hydra import compose, initialize_config_module
 from omegaconf import OmegaConf, open_dict
+from tiny_runs import SHARED, TINY, make_cfg
 
 from lost_cities.ppo import config as schema
 from lost_cities.ppo.episodes import EpisodeStats, FinishedEpisode, summarize
 from lost_cities.ppo.gae import per_seat_gae
 from lost_cities.ppo.trainer import Trainer
-
-TINY = [
-    "network=mlp",  # PPO mechanics: the small network, fresh parameters (tests/imitation covers init=bc)
-    "init=none",
-    "logger=none",
-    "progress=false",
-    "ppo.num_envs=8",
-    "ppo.rollout_length=128",
-    "ppo.total_decisions=3072",  # 3 updates
-    "ppo.epochs=1",
-    "ppo.minibatches=1",
-    "network.hidden=[16]",
-    "checkpoint.every_updates=1",
-    "gates=smoke",  # one 4-deal gate every other update and at the end
-]
-# The shared training config: shaped reward (so returns test the telescoping), a fixed
-# bot and self-play mixed (so both rollout paths run), one round (shortest episodes).
-SHARED = [
-    "env=single_round",
-    "reward=shaped",
-    "opponent.policies=[random,self]",
-    "opponent.weights=null",
-    *TINY,
-]
-
-
-def make_cfg(overrides):
-    with initialize_config_module(config_module="lost_cities.conf", version_base=None):
-        return compose("config", overrides=overrides)
 
 
 @pytest.fixture(scope="module", autouse=True)
