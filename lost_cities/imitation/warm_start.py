@@ -61,7 +61,9 @@ def warm_start(trainer, state, run_dir, progress=True):
     league = state.league
     if league is not None:
         league = init_pool(params, trainer.opponents.league[1].pool_size)
-    return state.replace(params=params, opt_state=trainer.optimizer.init(params), league=league)
+    anchor = None if state.anchor is None else params  # ppo.anchor_kl's reference: the clone
+    opt_state = trainer.optimizer.init(params)
+    return state.replace(params=params, opt_state=opt_state, league=league, anchor=anchor)
 
 
 def load_pretrained(checkpoint, trainer):

@@ -168,6 +168,7 @@ class PPOConfig:
     ent_coef: float = MISSING
     vf_coef: float = MISSING
     max_grad_norm: float = MISSING
+    anchor_kl: float = MISSING  # weight of KL(warm start || learner); needs init=bc
     total_steps: int | None = None  # renamed ppo.total_decisions; set, it is an error naming the new key
 
     def __post_init__(self):
@@ -195,6 +196,7 @@ class PPOConfig:
         _require(0 < self.gamma <= 1, f"ppo.gamma must be in (0, 1] (got {self.gamma})")
         _require(self.lr > 0 and self.clip_eps > 0, "ppo.lr and ppo.clip_eps must be > 0")
         _require(self.ent_coef >= 0 and self.vf_coef >= 0, "ppo.ent_coef and ppo.vf_coef must be >= 0")
+        _require(self.anchor_kl >= 0, f"ppo.anchor_kl must be >= 0 (got {self.anchor_kl})")
 
 
 ACTIVATIONS = ("relu", "tanh", "gelu")
@@ -334,6 +336,10 @@ class TrainConfig:
     progress: bool = MISSING
 
     def __post_init__(self):
+        _require(
+            self.ppo.anchor_kl == 0 or isinstance(self.init, BCInitConfig),
+            f"ppo.anchor_kl={self.ppo.anchor_kl} pulls the learner toward its warm start: it needs init=bc",
+        )
         if isinstance(self.opponent, LeagueOpponentConfig):
             _require(
                 self.ppo.num_envs % self.opponent.pool_size == 0,

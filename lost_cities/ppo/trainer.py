@@ -31,6 +31,7 @@ class TrainState:
     decisions: jnp.ndarray  # learner decisions trained on (anneals the shaping)
     env_steps: jnp.ndarray  # moves played by both seats
     league: object = None  # opponent=league: the snapshot pool (league.Pool)
+    anchor: object = None  # ppo.anchor_kl > 0: the warm start's parameters, held fixed
 
 
 def num_updates(ppo):
@@ -87,10 +88,15 @@ class Trainer:
         )
         slots = jax.jit(self.rollout.first_slots)(k_slots, _pool_params(league))
         zero = jnp.int32(0)
-        return TrainState(params, self.optimizer.init(params), slots, key, zero, zero, zero, league)
+        anchor = params if self.cfg.ppo.anchor_kl > 0 else None  # warm_start puts the clone here
+        return TrainState(params, self.optimizer.init(params), slots, key, zero, zero, zero, league, anchor)
 
-    def loss(self, params, batch, policy_on=1.0):
-        """The PPO loss; ``policy_on`` 0 leaves only the value term (the critic warm-up)."""
+    def loss(self, params, batch, policy_on=1.0, anchor=None):
+        """The PPO loss; ``policy_on`` 0 leaves only the value term (the critic warm-up).
+
+        ``anchor``: parameters whose policy the learner is pulled toward by ``ppo.anchor_kl``
+        times KL(anchor || learner), so that PPO improves on a clone without drifting from it.
+        """
         ppo = self.cfg.ppo
         logits, value = self.network.apply(params, batch["obs"], batch["privileged"], batch["features"])
         log_probs = jax.nn.log_softmax(masked_logits(logits, batch["mask"]))
@@ -106,7 +112,19 @@ class Trainer:
         entropy = -jnp.mean(jnp.sum(jnp.exp(log_probs) * log_probs, axis=-1))
         # init.value_warmup_updates: the first updates fit the critic only (a cloned policy is held).
         total = policy_on * (policy_loss - ppo.ent_coef * entropy) + ppo.vf_coef * value_loss
-        return total, {
+        extra = {}
+        if anchor is not None:
+            anchor_logits, _ = self.network.apply(
+                anchor, batch["obs"], batch["privileged"], batch["features"]
+            )
+            anchor_log_probs = jax.nn.log_softmax(masked_logits(anchor_logits, batch["mask"]))
+            anchor_probs = jnp.exp(anchor_log_probs)
+            kl = jnp.mean(
+                jnp.sum(jnp.where(batch["mask"], anchor_probs * (anchor_log_probs - log_probs), 0.0), -1)
+            )
+            total = total + policy_on * ppo.anchor_kl * kl
+            extra["learner/anchor_kl"] = kl
+        return total, extra | {
             "learner/policy_loss": policy_loss,
             "learner/value_loss": value_loss,
             "learner/entropy": entropy,
@@ -139,7 +157,7 @@ class Trainer:
         batch = jax.tree.map(lambda x: x.reshape((size,) + x.shape[2:]), batch)
         policy_on = (ts.update >= self.cfg.init.value_warmup_updates).astype(jnp.float32)
         params, opt_state, info = minibatch_epochs(
-            lambda p, b: self.loss(p, b, policy_on),
+            lambda p, b: self.loss(p, b, policy_on, ts.anchor),
             self.optimizer,
             ts.params,
             ts.opt_state,
@@ -160,8 +178,15 @@ class Trainer:
         if league is not None:
             league = refresh(league, params, update, self.opponents.league[1].snapshot_every_updates)
             metrics.update(pool_metrics(league, update))
-        ts = TrainState(
-            params, opt_state, slots, key, update, ts.decisions + size, ts.env_steps + plies, league
+        ts = ts.replace(
+            params=params,
+            opt_state=opt_state,
+            slots=slots,
+            key=key,
+            update=update,
+            decisions=ts.decisions + size,
+            env_steps=ts.env_steps + plies,
+            league=league,
         )
         metrics["learner/decisions"] = ts.decisions
         metrics["learner/env_steps"] = ts.env_steps

@@ -10,7 +10,8 @@ from hydra import compose, initialize_config_module
 from omegaconf import open_dict
 
 from lost_cities.cli.train import train
-from lost_cities.imitation.warm_start import PRETRAIN_FILE, clone, load_pretrained
+from lost_cities.imitation.warm_start import PRETRAIN_FILE, clone, load_pretrained, warm_start
+from lost_cities.ppo.config import validate
 from lost_cities.ppo.trainer import Trainer
 
 TINY = [
@@ -69,3 +70,32 @@ def test_init_bc_trains_ppo_from_the_clone_and_a_pretrain_dir_restarts_it(tmp_pa
         cfg.init.checkpoint = str(run_dir)
     trainer, state, run_dir2, _ = train(cfg, tmp_path / "from_dir", progress=None)
     assert not (run_dir2 / PRETRAIN_FILE).exists()  # nothing cloned: the parameters were read
+
+
+def test_anchor_kl_holds_the_learner_near_its_clone(tmp_path):
+    """ppo.anchor_kl keeps the clone fixed as the reference and pulls PPO toward it."""
+    with pytest.raises(Exception, match="needs init=bc"):
+        validate(make_cfg(["init=none", "ppo.anchor_kl=1.0"]))
+    small = [  # the MLP and no gates, checkpoints or evaluation: only the loss term is under test
+        *[o for o in TINY if not o.startswith(("network", "ppo.total_decisions", "checkpoint", "gates"))],
+        "network=mlp",
+        "network.hidden=[16]",
+        "init.updates=2",
+        "ppo.lr=3e-3",
+    ]
+
+    def anchor_kls(coef):
+        cfg = make_cfg([*small, f"ppo.anchor_kl={coef}"])
+        trainer = Trainer.from_config(cfg)
+        state = warm_start(trainer, trainer.init(cfg.seed), tmp_path, progress=False)
+        cloned, update, kls = state.params, jax.jit(trainer.update), []
+        for _ in range(4):
+            state, metrics = update(state)
+            kls.append(float(metrics["learner/anchor_kl"]))
+        for held, clone_leaf in zip(jax.tree.leaves(state.anchor), jax.tree.leaves(cloned), strict=True):
+            np.testing.assert_array_equal(held, clone_leaf)
+        return kls
+
+    free, held = anchor_kls(1e-9), anchor_kls(30.0)
+    assert free[0] == pytest.approx(held[0], abs=1e-6)  # the same clone, the same first batch
+    assert held[-1] < 0.5 * free[-1], (free, held)
