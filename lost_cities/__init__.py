@@ -22,6 +22,12 @@ package is layered; a layer imports only the ones above it in this table, except
 | ``lost_cities.conf``     | the Hydra configs (``conf/`` in the checkout, in the wheel)    |
 """
 
+# A multi-host run joins its processes before any device is touched (JAX requires it, and
+# the modules below hold device constants): lost_cities.distributed.
+from lost_cities.distributed import join_from_environment
+
+join_from_environment()
+
 from lost_cities.game.cards import MAX_STEPS, N_ACTIONS
 from lost_cities.game.engine import (
     State,

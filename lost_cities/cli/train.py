@@ -17,6 +17,7 @@ metric or parameter stops the run before that update's row or checkpoint is writ
 first gate (or the end) is an error.
 """
 
+import contextlib
 import difflib
 import json
 import logging
@@ -34,12 +35,14 @@ from hydra.core.hydra_config import HydraConfig
 from jax.tree_util import Partial
 from omegaconf import OmegaConf
 
+from lost_cities import distributed, parallel
 from lost_cities.agents import network_policy
 from lost_cities.cli import CONF, remove_if_empty
 from lost_cities.evaluation.gates import RESULT_METRICS, gate_metrics, run_gates
 from lost_cities.imitation.warm_start import warm_start
 from lost_cities.ppo import config as schema
 from lost_cities.ppo.checkpoint import Checkpoints, latest_step, quarantine, restore
+from lost_cities.ppo.logger.none import NoneLogger
 from lost_cities.ppo.run_dir import (
     CONFIG_FILE,
     EVALUATION_FILE,
@@ -124,8 +127,9 @@ def _run_group(cfg):
     return cfg.experiment_name
 
 
-# Overrides a resume may give: they change no result of the updates already done.
-RESUME_ALLOWED = ("resume", "progress", "ppo.total_decisions")
+# Overrides a resume may give: they change no result of the updates already done (the
+# devices and processes change only the order of float sums: lost_cities.parallel).
+RESUME_ALLOWED = ("resume", "progress", "ppo.total_decisions", "devices", "distributed")
 
 
 def _hydra_overrides():
@@ -223,10 +227,10 @@ def prepare_run_dir(cfg, run_dir, overrides=None):
         raise ValueError(
             f"resume={cfg.resume} continues the run with the config it started with; it would ignore "
             f"{conflicts}. Drop them, or start a new run with them. Only ppo.total_decisions "
-            "(to extend the run) and progress may change on resume"
+            "(to extend the run), progress, devices and distributed may change on resume"
         )
     saved.resume = str(run_dir)
-    saved.progress = cfg.progress
+    saved.progress, saved.devices, saved.distributed = cfg.progress, cfg.devices, cfg.distributed
     if overrides is None or any(_override_key(o) == "ppo.total_decisions" for o in overrides):
         saved.ppo.total_decisions = cfg.ppo.total_decisions  # extending (or keeping) the budget
     schema.validate(saved)
@@ -265,8 +269,20 @@ def train(cfg, run_dir, progress=None, overrides=None):
     """Train to ``ppo.total_decisions``; returns ``(trainer, state, run_dir, logger)``.
 
     ``overrides``: the command line (read from Hydra when None), which ``resume=`` checks.
+    The update runs data-parallel over ``devices`` (:mod:`lost_cities.parallel`) of every
+    process (:mod:`lost_cities.distributed`); only process 0 writes files, metrics and W&B.
     """
-    cfg, run_dir = prepare_run_dir(cfg, run_dir, overrides)
+    distributed.check(cfg.distributed)
+    writes = distributed.is_main()
+    if writes:
+        cfg, run_dir = prepare_run_dir(cfg, run_dir, overrides)
+    run_dir = distributed.broadcast_path(Path(run_dir))
+    if not writes:  # the same checks; a resume reads the run's saved config (prepare writes nothing then)
+        cfg = prepare_run_dir(cfg, run_dir, overrides)[0] if cfg.resume else schema.validate(cfg)
+    mesh = parallel.make_mesh(cfg.devices)
+    parallel.check_divides(mesh, cfg.ppo.num_envs, "ppo.num_envs")
+    if writes:
+        print(f"train: {parallel.describe(mesh)}", file=sys.stderr)
     trainer = Trainer.from_config(cfg)
     state = trainer.init(cfg.seed)
     total = num_updates(cfg.ppo)
@@ -277,13 +293,16 @@ def train(cfg, run_dir, progress=None, overrides=None):
             f"decisions: the run trains on {total * batch} (a whole number of updates)",
             file=sys.stderr,
         )
+    shardings = parallel.state_shardings(state, mesh)
     if cfg.resume is None:
-        state = warm_start(trainer, state, run_dir, progress=cfg.progress and progress is None)
+        show = cfg.progress and progress is None and writes
+        state = warm_start(trainer, state, run_dir if writes else None, progress=show)
     else:
-        state = _resume(cfg, trainer, state, run_dir, total)
+        state = _resume(cfg, state, shardings, run_dir, total)
+    state = parallel.place(state, shardings)
 
     start = int(state.update)
-    logger = hydra.utils.instantiate(cfg.logger)
+    logger = hydra.utils.instantiate(cfg.logger) if writes else NoneLogger()
     logger.start(
         run_dir,
         OmegaConf.to_container(cfg, resolve=True),
@@ -292,15 +311,16 @@ def train(cfg, run_dir, progress=None, overrides=None):
         (run_dir / "wandb_id.txt").read_text(),
     )
     checkpoints = Checkpoints(run_dir, cfg.checkpoint.max_to_keep)
-    update = jax.jit(trainer.update)
+    update = parallel.parallel_update(trainer, shardings, mesh)
+    games = parallel.batch_sharding(mesh)
     greedy = network_policy(trainer.env, trainer.network)
     recent = []
     seen = {key for row in read_metrics(run_dir) for key in row}
     gated = any(key.startswith("gates/") for key in seen)
     last_saved = start or None
-    bar = _progress_bar(cfg, start, total) if progress is None else progress
+    bar = (_progress_bar(cfg, start, total, mesh) if progress is None else progress) if writes else None
     try:
-        with open(run_dir / METRICS_FILE, "a") as metrics_file:
+        with open(run_dir / METRICS_FILE, "a") if writes else contextlib.nullcontext() as metrics_file:
             clock, steps_before = time.perf_counter(), int(state.env_steps)
             for _ in range(start, total):
                 state, metrics = update(state)
@@ -311,10 +331,11 @@ def train(cfg, run_dir, progress=None, overrides=None):
                 row["time/env_steps_per_sec"] = (steps - steps_before) / (now - clock)
                 gate_now = _gates_due(cfg, row["update"], total)
                 if gate_now:
-                    row.update(_run_gates(cfg, trainer, greedy, state, run_dir, logger))
+                    row.update(_run_gates(cfg, trainer, greedy, state, run_dir, logger, games, writes))
                 clock, steps_before = time.perf_counter(), steps
-                metrics_file.write(json.dumps(row) + "\n")
-                metrics_file.flush()
+                if writes:
+                    metrics_file.write(json.dumps(row) + "\n")
+                    metrics_file.flush()
                 logger.log(row, step=row["update"])
                 seen.update(row)
                 if (gate_now and not gated) or row["update"] == total:
@@ -338,20 +359,24 @@ def train(cfg, run_dir, progress=None, overrides=None):
     return trainer, state, run_dir, logger
 
 
-def _resume(cfg, trainer, state, run_dir, total):
-    """The state of the run's newest good checkpoint; a corrupt newer one is moved aside."""
+def _resume(cfg, state, shardings, run_dir, total):
+    """The state of the run's newest good checkpoint, restored straight into this run's
+    ``shardings`` (any device count); a corrupt newer one is moved aside."""
     latest = run_dir / "checkpoints" / "latest"
     if latest_step(run_dir) is None:
         raise FileNotFoundError(f"resume={run_dir}: no checkpoint yet in {latest}")
-    abstract = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype), state)
+    abstract = jax.tree.map(lambda x, s: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=s), state, shardings)
     state, _, skipped = restore(latest, abstract)
+    distributed.barrier("resume: every process read the checkpoint")
     done = int(state.update)
     if done >= total:
         raise ValueError(
             f"resume={run_dir}: the run is finished (update {done} of {total}); to train it longer "
             f"pass ppo.total_decisions=<more than {done * cfg.ppo.num_envs * cfg.ppo.rollout_length}>"
         )
-    # Past the checks: only now does the resume write into the run dir.
+    # Past the checks: only now does the resume write into the run dir (process 0 only).
+    if not distributed.is_main():
+        return state
     for step, _ in skipped:
         moved = quarantine(latest, step)
         print(f"resume: moved the bad checkpoint {latest}/{step} to {moved}", file=sys.stderr)
@@ -369,13 +394,17 @@ def _gates_due(cfg, update, total):
     return update == total or (every > 0 and update % every == 0)
 
 
-def _run_gates(cfg, trainer, greedy, state, run_dir, logger):
+def _run_gates(cfg, trainer, greedy, state, run_dir, logger, games, writes):
     """Gate the greedy policy: ``gates.json`` gets the results, the metrics row their scalars.
 
     ``greedy`` is built once per run, so the evaluation loop compiles once per opponent
-    and later gates only feed it new parameters.
+    and later gates only feed it new parameters. ``games``: the games' sharding (every
+    process plays its share); only the writing process writes.
     """
-    results = run_gates(trainer.env, Partial(greedy, state.params), cfg.gates, jax.random.PRNGKey(cfg.seed))
+    key = jax.random.PRNGKey(cfg.seed)
+    results = run_gates(trainer.env, Partial(greedy, state.params), cfg.gates, key, sharding=games)
+    if not writes:
+        return gate_metrics(results)
     (Path(run_dir) / GATES_FILE).write_text(json.dumps(results, indent=1))
     with open(Path(run_dir) / GATES_HISTORY_FILE, "a") as history:
         history.write(json.dumps({"update": int(state.update), "gates": results}) + "\n")
@@ -388,12 +417,14 @@ def _recent(rows, key):
     return float(np.mean(values)) if values else None
 
 
-def _progress_bar(cfg, start, total):
+def _progress_bar(cfg, start, total, mesh):
+    """The updates' bar, named by what they run on (``updates cpu x2``: backend and device count)."""
     if not cfg.progress:
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, initial=start, desc="updates", unit="upd", dynamic_ncols=True)
+    desc = f"updates {jax.default_backend()} x{mesh.devices.size}"
+    return tqdm(total=total, initial=start, desc=desc, unit="upd", dynamic_ncols=True)
 
 
 def plot_learning_curve(run_dir):
@@ -403,8 +434,9 @@ def plot_learning_curve(run_dir):
     return plot_run(run_dir)
 
 
-def evaluate(trainer, state, run_dir):
-    """A short duplicate evaluation of the greedy policy against ``evaluation.opponents``."""
+def evaluate(trainer, state, run_dir, mesh=None):
+    """A short duplicate evaluation of the greedy policy against ``evaluation.opponents``
+    (its games split over ``mesh``'s devices; only process 0 writes ``evaluation.json``)."""
     from lost_cities.agents import Agent
     from lost_cities.evaluation import deal_bank, duplicate_evaluate
     from lost_cities.evaluation.policies import resolve_policy
@@ -423,8 +455,10 @@ def evaluate(trainer, state, run_dir):
             coins,
             jax.random.PRNGKey(0),
             batch_size=cfg.batch_size,
+            sharding=None if mesh is None else parallel.batch_sharding(mesh),
         )
-    (Path(run_dir) / EVALUATION_FILE).write_text(json.dumps(results, indent=1))
+    if distributed.is_main():
+        (Path(run_dir) / EVALUATION_FILE).write_text(json.dumps(results, indent=1))
     return results
 
 
@@ -436,8 +470,10 @@ def main(cfg):
         trainer, state, run_dir, logger = train(cfg, output_dir)
     finally:
         remove_if_empty(output_dir)
+    results = evaluate(trainer, state, run_dir, parallel.make_mesh(trainer.cfg.devices))
+    if not distributed.is_main():
+        return
     plot = plot_learning_curve(run_dir)
-    results = evaluate(trainer, state, run_dir)
     summary = {
         f"eval/{name}/{key}": r[key]
         for name, r in results.items()

@@ -18,16 +18,20 @@ and any arrays bound in a ``Partial`` (network parameters) are traced, so evalua
 new parameters of the same network does not recompile.
 """
 
+import functools
 import inspect
+import math
 from typing import TypedDict, get_type_hints
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec
 from jax.tree_util import Partial
 
 from lost_cities.evaluation.stats import game_scores, paired_interval, wilson_interval
 from lost_cities.game.cards import MAX_STEPS, N_DRAW_SOURCES
+from lost_cities.parallel import place
 
 SCHEMA_VERSION = 1
 
@@ -240,6 +244,14 @@ def _play_chunk(env, start, policy_a, policy_b, deck_orders, coins, deal_keys, s
 _play_chunk_jit = jax.jit(_play_chunk, static_argnums=0, static_argnames="compact")
 
 
+@functools.cache
+def _play_chunk_sharded(sharding):
+    """``_play_chunk`` for games split by ``sharding`` (a ``NamedSharding`` of the games axis);
+    the per-game results come back replicated, readable in every process."""
+    everywhere = NamedSharding(sharding.mesh, PartitionSpec())
+    return jax.jit(_play_chunk, static_argnums=0, static_argnames="compact", out_shardings=everywhere)
+
+
 def _deal_keys(key, first, count):
     return jax.vmap(jax.random.fold_in, in_axes=(None, 0))(key, jnp.arange(first, first + count))
 
@@ -255,11 +267,15 @@ def play_duplicate(
     progress=None,
     start=None,
     compact=True,
+    sharding=None,
 ):
     """Raw per-game arrays of a duplicate evaluation, games ordered ``[deal, seat of A]``.
 
     ``progress``, if given, is called with the number of deals finished after each chunk;
     ``start`` replaces ``env.init_from_deal`` and ``compact`` is as in ``_play_chunk``.
+    ``sharding`` (:func:`lost_cities.parallel.batch_sharding`) splits each chunk's games over
+    the mesh's devices (and processes); a chunk is padded to a multiple of the device count.
+    Every deal's games and keys are the same either way, so the results are too.
     """
     deck_orders = np.asarray(deck_orders, np.int32)
     coins = np.asarray(coins, np.int32)
@@ -274,23 +290,22 @@ def play_duplicate(
     if isinstance(batch_size, bool) or int(batch_size) != batch_size or batch_size < 1:
         raise ValueError(f"batch_size={batch_size!r}: deals per compiled chunk must be a whole number >= 1")
     batch_size = min(int(batch_size), n_deals)
+    play = _play_chunk_jit
+    if sharding is not None:
+        devices = sharding.mesh.devices.size
+        per_deal = devices // math.gcd(devices, 2)  # deals per chunk: a multiple of this (2 games each)
+        batch_size = -(-batch_size // per_deal) * per_deal
+        play = _play_chunk_sharded(sharding)
     chunks = []
     for first in range(0, n_deals, batch_size):
         index = np.minimum(np.arange(first, first + batch_size), n_deals - 1)  # pad with the last deal
         games_deals = np.repeat(index, 2)
         seat_a = jnp.tile(jnp.array([0, 1], jnp.int32), batch_size)
         deal_keys = jnp.repeat(_deal_keys(key, first, batch_size), 2, axis=0)
-        out = _play_chunk_jit(
-            env,
-            start,
-            policy_a,
-            policy_b,
-            deck_orders[games_deals],
-            coins[games_deals],
-            deal_keys,
-            seat_a,
-            compact=compact,
-        )
+        games_in = (deck_orders[games_deals], coins[games_deals], deal_keys, seat_a)
+        if sharding is not None:
+            games_in = place(games_in, (sharding,) * len(games_in))
+        out = play(env, start, policy_a, policy_b, *games_in, compact=compact)
         kept = 2 * min(batch_size, n_deals - first)
         chunks.append({name: np.asarray(value)[:kept] for name, value in out.items()})
         if progress is not None:
@@ -368,13 +383,16 @@ def summarise(games, env_name) -> Results:
 
 
 def duplicate_evaluate(
-    env, policy_a, policy_b, deck_orders, coins, key, batch_size=1000, progress=None
+    env, policy_a, policy_b, deck_orders, coins, key, batch_size=1000, progress=None, sharding=None
 ) -> Results:
     """Play every deal twice with seats swapped and summarise from A's side (see ``RESULTS_SCHEMA``).
 
     ``deck_orders int32[n, 3, 60]`` and ``coins int32[n, 3]`` usually come from
     :func:`lost_cities.evaluation.deal_bank`; ``batch_size`` deals (twice as many
-    games) are played per compiled chunk.
+    games) are played per compiled chunk; ``sharding`` splits them over devices
+    (:func:`play_duplicate`).
     """
-    games = play_duplicate(env, policy_a, policy_b, deck_orders, coins, key, batch_size, progress)
+    games = play_duplicate(
+        env, policy_a, policy_b, deck_orders, coins, key, batch_size, progress, sharding=sharding
+    )
     return summarise(games, env.name)

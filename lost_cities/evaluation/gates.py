@@ -104,12 +104,13 @@ def _passes(results, gate):
     return checks
 
 
-def run_gates(env, policy, gates_cfg, key):
+def run_gates(env, policy, gates_cfg, key, sharding=None):
     """Evaluate ``policy`` against every gate; ``{gate name: results + opponent, checks, passed}``.
 
     Each gate's results are :func:`duplicate_evaluate`'s dict (policy as A) plus
     ``opponent`` (str), ``checks`` ({"metric >= bound": bool}) and ``passed`` (bool, all
     checks hold). The key for a gate depends only on ``key`` and the gate's name.
+    ``sharding`` splits the games over devices (:func:`~lost_cities.evaluation.play_duplicate`).
     """
     cfg = check_gates_config(gates_cfg)
     out = {}
@@ -117,7 +118,9 @@ def run_gates(env, policy, gates_cfg, key):
         deck_orders, coins = deal_bank(gate.deals, cfg.bank)
         opponent = resolve_policy(gate.opponent, env)
         gate_key = jax.random.fold_in(key, zlib.crc32(name.encode()) & 0x7FFFFFFF)
-        results = duplicate_evaluate(env, policy, opponent, deck_orders, coins, gate_key, cfg.batch_size)
+        results = duplicate_evaluate(
+            env, policy, opponent, deck_orders, coins, gate_key, cfg.batch_size, sharding=sharding
+        )
         checks = _passes(results, gate)
         out[name] = {
             **results,

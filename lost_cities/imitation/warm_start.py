@@ -49,7 +49,8 @@ def clone(trainer, init_cfg, params, key, log_path=None, progress=True):
 
 
 def warm_start(trainer, state, run_dir, progress=True):
-    """The fresh :class:`~lost_cities.ppo.trainer.TrainState` with ``cfg.init``'s parameters."""
+    """The fresh :class:`~lost_cities.ppo.trainer.TrainState` with ``cfg.init``'s parameters
+    (``run_dir`` None: the cloning rows are not written, as in a process other than 0)."""
     init_cfg = trainer.cfg.init
     if init_cfg.name == "none":
         return state
@@ -57,7 +58,8 @@ def warm_start(trainer, state, run_dir, progress=True):
         params = load_pretrained(init_cfg.checkpoint, trainer)
     else:
         key = jax.random.fold_in(jax.random.PRNGKey(trainer.cfg.seed), 1)
-        params, _ = clone(trainer, init_cfg, state.params, key, Path(run_dir) / PRETRAIN_FILE, progress)
+        log_path = None if run_dir is None else Path(run_dir) / PRETRAIN_FILE
+        params, _ = clone(trainer, init_cfg, state.params, key, log_path, progress)
     league = state.league
     if league is not None:
         league = init_pool(params, trainer.opponents.league[1].pool_size)

@@ -12,6 +12,11 @@ fails verification (flipped bytes, a truncated file, no digest because the save 
 killed) is skipped with a warning naming it, and the newest good step is used instead.
 A dir where no step has a digest (saved before digests existed) is read unverified, with a
 warning. Nothing is saved whose parameters are not finite.
+
+With several processes (:mod:`lost_cities.distributed`) every process calls
+:meth:`Checkpoints.save` with the same global state: orbax's multi-host support has each
+write the shards it holds (process 0 the replicated arrays and metadata), and process 0
+writes the digest once all have finished.
 """
 
 import hashlib
@@ -110,6 +115,8 @@ class Checkpoints:
             )
         self.latest.wait_until_finished()
         self.best.wait_until_finished()
+        if jax.process_index() != 0:  # several processes: each saved its shards, process 0 the digest
+            return
         write_digest(self.root / "latest" / str(update))
         if saved_best and (self.root / "best" / str(update)).is_dir():
             write_digest(self.root / "best" / str(update))
@@ -133,9 +140,29 @@ def latest_step(run_dir, kind="latest"):
     return found[0] if found else None
 
 
+def _on_this_process(abstract):
+    """``abstract`` (shapes and dtypes) with every leaf placed on this process's first device.
+
+    Orbax restores an array with the sharding it was saved with unless told otherwise, and
+    refuses where the devices differ (a checkpoint of a 2-device run read by 1 process);
+    a leaf without a sharding is therefore given the local one."""
+    local = jax.sharding.SingleDeviceSharding(jax.local_devices()[0])
+
+    def leaf(x):
+        sharding = x.sharding if _has_sharding(x) else local  # orbax's metadata has its own kind
+        return jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=sharding)
+
+    return jax.tree.map(leaf, abstract)
+
+
+def _has_sharding(x):
+    return isinstance(getattr(x, "sharding", None), jax.sharding.Sharding)
+
+
 def _restore_verified(checkpoint_dir, items, step=None):
     """``(restored, step, skipped)``: the newest step that verifies (or exactly ``step``);
-    ``skipped`` lists ``(step, reason)`` for the newer ones that did not."""
+    ``skipped`` lists ``(step, reason)`` for the newer ones that did not. ``items(step_dir)``
+    gives the step's orbax restore args."""
     checkpoint_dir = Path(checkpoint_dir).absolute()
     candidates = steps(checkpoint_dir) if step is None else [step]
     if not candidates:
@@ -151,7 +178,8 @@ def _restore_verified(checkpoint_dir, items, step=None):
                 verify(checkpoint_dir / str(candidate))
             manager = _manager(checkpoint_dir, 1, create=False)  # reads only: creates and deletes nothing
             try:
-                restored = manager.restore(candidate, args=ocp.args.Composite(**items))
+                args = ocp.args.Composite(**items(checkpoint_dir / str(candidate)))
+                restored = manager.restore(candidate, args=args)
             finally:
                 manager.close()
         except Exception as error:  # a corrupt step: orbax and tensorstore raise many kinds
@@ -177,21 +205,35 @@ def _restore_verified(checkpoint_dir, items, step=None):
 def restore(checkpoint_dir, template, step=None):
     """``(TrainState, meta, skipped)`` from the newest good checkpoint in ``checkpoint_dir``
     (or exactly ``step``), shaped like ``template`` (abstract is fine); ``skipped``: the
-    newer steps that failed verification, ``(step, reason)``."""
-    items = {"state": ocp.args.StandardRestore(template), "meta": ocp.args.JsonRestore()}
-    restored, step, skipped = _restore_verified(checkpoint_dir, items, step)
+    newer steps that failed verification, ``(step, reason)``. A template whose leaves carry
+    shardings (``jax.ShapeDtypeStruct(..., sharding=)``: a resume on a mesh, perhaps over
+    several processes) gets its arrays so placed; otherwise they are this process's."""
+    sharded = any(_has_sharding(x) for x in jax.tree.leaves(template))
+    target = _on_this_process(template)
+    restored, step, skipped = _restore_verified(
+        checkpoint_dir,
+        lambda _: {"state": ocp.args.StandardRestore(target), "meta": ocp.args.JsonRestore()},
+        step,
+    )
     check_finite(restored["state"].params, f"{Path(checkpoint_dir)}/{step}")
-    # Uncommitted arrays, like a fresh state's: the resumed run's update then lowers to the
-    # same program as the original run's (orbax returns committed arrays, a different key
-    # for the compilation cache).
-    state = jax.tree.map(lambda x: jnp.asarray(np.asarray(x)), restored["state"])
+    state = restored["state"]
+    if not sharded:
+        # Uncommitted arrays, like a fresh state's: the resumed run's update then lowers to the
+        # same program as the original run's (orbax returns committed arrays, a different key
+        # for the compilation cache).
+        state = jax.tree.map(lambda x: jnp.asarray(np.asarray(x)), state)
     return state, restored["meta"], skipped
 
 
 def restore_params(checkpoint_dir):
     """``(params, meta)`` of the newest good checkpoint in ``checkpoint_dir``, without the
-    training state; ``meta["update"]`` is the update it holds."""
-    items = {"params": ocp.args.StandardRestore(), "meta": ocp.args.JsonRestore()}
+    training state; ``meta["update"]`` is the update it holds. The parameters come back on
+    this process's device, whatever devices the run that saved them had."""
+
+    def items(step_dir):
+        saved = ocp.StandardCheckpointer().metadata(step_dir / "params").item_metadata
+        return {"params": ocp.args.StandardRestore(_on_this_process(saved)), "meta": ocp.args.JsonRestore()}
+
     restored, step, _ = _restore_verified(checkpoint_dir, items)
     check_finite(restored["params"], f"{Path(checkpoint_dir)}/{step}")
     return restored["params"], restored["meta"]

@@ -10,7 +10,8 @@ composes the config, and :func:`validate` (``OmegaConf.to_object``, which runs e
 
 | config                         | schema                                             |
 | ------------------------------ | -------------------------------------------------- |
-| ``conf/config.yaml``           | ``TrainConfig``, ``CheckpointConfig``, ``EvaluationConfig`` |
+| ``conf/config.yaml``           | ``TrainConfig``, ``CheckpointConfig``, ``EvaluationConfig``, |
+|                                | ``DistributedConfig``                              |
 | ``conf/env/*.yaml``            | ``EnvConfig``                                      |
 | ``conf/reward/{tanh,shaped}``  | ``TanhRewardConfig``, ``ShapedRewardConfig``       |
 | ``conf/critic/{shared,omniscient}`` | ``SharedCriticConfig``, ``OmniscientCriticConfig`` |
@@ -318,6 +319,26 @@ class EvaluationConfig:
 
 
 @dataclass
+class DistributedConfig:
+    """Multi-host (:mod:`lost_cities.distributed`): unset, a single process or the launcher's."""
+
+    coordinator: str | None = MISSING  # host:port of process 0
+    num_processes: int | None = MISSING
+    process_id: int | None = MISSING
+
+    def __post_init__(self):
+        given = [self.num_processes is not None, self.process_id is not None]
+        if self.coordinator is None:
+            _require(not any(given), "distributed.num_processes/process_id need distributed.coordinator")
+            return
+        _require(all(given), "distributed.coordinator needs distributed.num_processes and process_id")
+        _require(
+            0 <= self.process_id < self.num_processes,
+            f"distributed.process_id={self.process_id} must be in 0..num_processes-1 ({self.num_processes})",
+        )
+
+
+@dataclass
 class TrainConfig:
     env: Any = MISSING
     reward: Any = MISSING
@@ -334,8 +355,14 @@ class TrainConfig:
     seed: int = MISSING
     resume: str | None = MISSING
     progress: bool = MISSING
+    devices: Any = MISSING  # "all" or a count (lost_cities.parallel.make_mesh)
+    distributed: DistributedConfig = MISSING
 
     def __post_init__(self):
+        _require(
+            self.devices == "all" or (isinstance(self.devices, int) and self.devices > 0),
+            f"devices={self.devices!r}: pass devices=all or a device count >= 1",
+        )
         _require(
             self.ppo.anchor_kl == 0 or isinstance(self.init, BCInitConfig),
             f"ppo.anchor_kl={self.ppo.anchor_kl} pulls the learner toward its warm start: it needs init=bc",
