@@ -23,36 +23,16 @@ import pytest
 
 RTOL, ATOL = 1e-5, 1e-6
 
-# The shared tiny run with 2 epochs of 2 minibatches (the shuffles must match too).
-RUN = [
-    "env=single_round",
-    "reward=shaped",
-    "opponent.policies=[random,self]",
-    "opponent.weights=null",
-    "network=mlp",
-    "init=none",
-    "logger=none",
-    "progress=false",
-    "ppo.num_envs=8",
-    "ppo.rollout_length=32",
-    "ppo.total_decisions=768",  # 3 updates
-    "ppo.epochs=2",
-    "ppo.minibatches=2",
-    "network.hidden=[16]",
-    "checkpoint.every_updates=3",
-    "checkpoint.best_metric=gates/random/win_rate",  # no episode ends in 32-decision rollouts
-    "gates=smoke",
-]
 TIMEOUT = 300
 
 
 def _train(run_dir, overrides):
-    """Train ``RUN`` + ``overrides``; returns nothing: the run dir holds what is compared."""
-    from tiny_runs import make_cfg
+    """Train ``tiny_runs.SHORT`` + ``overrides``; the run dir holds what is compared."""
+    from tiny_runs import SHORT, make_cfg
 
     from lost_cities.cli.train import train
 
-    train(make_cfg(RUN + overrides), run_dir, overrides=[])
+    train(make_cfg(SHORT + overrides), run_dir, overrides=[])
 
 
 def _params(run_dir):
@@ -144,13 +124,13 @@ def _devices_scenario(root):
     root = Path(root)
     _train(root / "one", ["devices=1"])
     _train(root / "two", ["devices=2"])
-    from tiny_runs import make_cfg
+    from tiny_runs import SHORT, make_cfg
 
     from lost_cities import parallel
     from lost_cities.ppo.trainer import Trainer
 
     mesh = parallel.make_mesh(2)
-    trainer = Trainer.from_config(make_cfg(RUN + ["devices=2"]))
+    trainer = Trainer.from_config(make_cfg(SHORT + ["devices=2"]))
     state = trainer.init(0)
     state = parallel.place(state, parallel.state_shardings(state, mesh))
     leaf = jax.tree.leaves(state.slots)[0]

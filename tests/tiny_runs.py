@@ -27,6 +27,25 @@ SHARED = [
     *TINY,
 ]
 
+# The shared run with shorter rollouts and 2 epochs of 2 minibatches (so the shuffles are
+# exercised): the data-parallel and launcher tests' run (tests/test_parallel.py, test_launchers.py).
+_LONGER = (
+    "ppo.rollout_length",
+    "ppo.total_decisions",
+    "ppo.epochs",
+    "ppo.minibatches",
+    "checkpoint.every_updates",
+)
+SHORT = [
+    *(o for o in SHARED if o.split("=")[0] not in _LONGER),
+    "ppo.rollout_length=32",
+    "ppo.total_decisions=768",  # 3 updates
+    "ppo.epochs=2",
+    "ppo.minibatches=2",
+    "checkpoint.every_updates=3",
+    "checkpoint.best_metric=gates/random/win_rate",  # no episode ends in 32-decision rollouts
+]
+
 
 def make_cfg(overrides):
     with initialize_config_module(config_module="lost_cities.conf", version_base=None):

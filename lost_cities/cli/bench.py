@@ -4,6 +4,8 @@ Random legal play inside one jitted ``lax.scan``: every ply each of ``batch`` ga
 takes a uniformly random legal action; finished games are re-dealt inside the scan
 from fresh uniform shuffles. Only real plies (taken in a live game) are counted.
 Prints ``key=value`` lines; rates are the median of ``runs`` timed runs after compile.
+``backend`` and ``device_count`` say what ran: the engine loops run on one device, the
+training update data-parallel over ``--devices`` (``train_devices``).
 ``obs_cost_us`` / ``obs_v2_cost_us`` are what computing the observation adds to a ply
 (the difference of the loops' ply times), and ``obs_v2_cost_ratio`` their quotient.
 
@@ -168,9 +170,11 @@ def main(argv=None):
     parser.add_argument("--steps", type=int, default=256)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--skip-train", action="store_true", help="skip the PPO training throughput")
+    parser.add_argument("--devices", default="all", help="the training update's devices: all or a count")
     args = parser.parse_args(argv)
 
     print(f"backend={jax.default_backend()}")
+    print(f"device_count={jax.device_count()}")  # the engine loops use one; the training update --devices
     print(f"batch_size={args.batch}")
     print(f"steps={args.steps}")
     print(f"runs={args.runs}")
@@ -194,7 +198,8 @@ def main(argv=None):
     print(f"obs_v2_cost_us={v2_cost:.3f}")
     print(f"obs_v2_cost_ratio={v2_cost / v1_cost:.2f}")
     if not args.skip_train:
-        train = train_throughput()
+        train = train_throughput([f"devices={args.devices}"])
+        print(f"train_devices={train['devices']}")
         print(f"train_env_steps_per_sec={train['train_env_steps_per_sec']:.0f}")
         print(f"train_engine_share={train['engine_share']:.3f}")
 

@@ -462,8 +462,16 @@ def evaluate(trainer, state, run_dir, mesh=None):
     return results
 
 
+def objective(cfg, run_dir):
+    """What a sweep (``hydra/sweeper=optuna_gates``) maximizes: the run's ``checkpoint.best_metric``,
+    averaged over the last ``checkpoint.every_updates`` rows as the best checkpoint's score is."""
+    rows = read_metrics(run_dir)[-cfg.checkpoint.every_updates :]
+    return _recent(rows, cfg.checkpoint.best_metric)
+
+
 @hydra.main(config_path=CONF, config_name="config", version_base=None)
 def main(cfg):
+    """Train, plot and evaluate; returns :func:`objective` (for a sweeper; None off process 0)."""
     logging.getLogger("absl").setLevel(logging.WARNING)  # orbax logs every manager operation at INFO
     output_dir = HydraConfig.get().runtime.output_dir
     try:
@@ -487,6 +495,7 @@ def main(cfg):
     print(f"  config: {run_dir / CONFIG_FILE}\n  metrics: {run_dir / METRICS_FILE}\n  plot: {plot}")
     print(f"  checkpoints: {run_dir / 'checkpoints'} ({', '.join(kinds)})")
     print_evaluation(run_dir, results)
+    return objective(trainer.cfg, run_dir)
 
 
 def print_evaluation(run_dir, results):

@@ -5,6 +5,7 @@ import time
 import jax
 import jax.numpy as jnp
 
+from lost_cities import parallel
 from lost_cities.game.sampling import uniform_legal_action
 from lost_cities.ppo.trainer import Trainer
 
@@ -23,11 +24,16 @@ def measure_throughput(cfg, repeats=3):
     ``train_env_steps_per_sec``: moves played by both seats per second of whole PPO
     updates (rollout, GAE and the epochs). The engine's share is the time the same
     number of moves takes with the network replaced by uniform-random actions (legal
-    mask, observation and step, batched and scanned alike), over the update's time.
+    mask, observation and step, batched and scanned alike, on one device), over the update's
+    time. The update runs as training runs it, data-parallel over ``cfg.devices``.
     """
     trainer = Trainer.from_config(cfg)
+    mesh = parallel.make_mesh(cfg.devices)
+    parallel.check_divides(mesh, cfg.ppo.num_envs, "ppo.num_envs")
     state = trainer.init(cfg.seed)
-    update = jax.jit(trainer.update)
+    shardings = parallel.state_shardings(state, mesh)
+    state = parallel.place(state, shardings)
+    update = parallel.parallel_update(trainer, shardings, mesh)
     state, _ = update(state)  # past the first rollout's start-up
     update_seconds, (after, _) = _timed(update, state, repeats=repeats)
     moves_per_update = int(after.env_steps) - int(state.env_steps)
@@ -53,4 +59,5 @@ def measure_throughput(cfg, repeats=3):
         "engine_seconds": engine_seconds,
         "engine_share": engine_seconds / update_seconds,
         "moves_per_update": moves_per_update,
+        "devices": mesh.devices.size,
     }

@@ -13,6 +13,7 @@ def test_bench_prints_rates_and_the_observation_cost_ratio(capsys):
     bench.main(["--batch", "64", "--steps", "50", "--runs", "1", "--skip-train"])
     printed = dict(line.split("=", 1) for line in capsys.readouterr().out.split())
     assert printed["backend"] == jax.default_backend()
+    assert printed["device_count"] == str(jax.device_count())
     assert (printed["batch_size"], printed["steps"]) == ("64", "50")
     keys = ("steps_per_sec", "obs_steps_per_sec", "match_steps_per_sec", "obs_v2_steps_per_sec")
     rates = {key: float(printed[key]) for key in keys}
