@@ -13,9 +13,11 @@ hold device constants, so the join happens when ``lost_cities`` is imported
 
 - ``JAX_COORDINATOR_ADDRESS`` (``host:port`` of process 0), ``JAX_NUM_PROCESSES`` and
   ``JAX_PROCESS_ID``: this is one of several processes started by hand or by a launcher;
-- else, inside a SLURM job step of several tasks (``SLURM_NTASKS`` > 1, e.g. the submitit
-  launcher with ``tasks_per_node`` or ``nodes`` > 1): JAX reads the coordinator, count and
-  id from SLURM's environment;
+- else, inside a SLURM job step of several tasks (``SLURM_STEP_NUM_TASKS`` > 1: ``srun``, or
+  the submitit launcher with ``tasks_per_node`` or ``nodes`` > 1): JAX reads the
+  coordinator, count and id from SLURM's environment (the step's task count, not the
+  allocation's ``SLURM_NTASKS``, so that a batch script's own process stays alone; no
+  SLURM cluster was at hand to test this path);
 - otherwise a single process.
 
 The config's ``distributed`` node reads the same variables (``conf/config.yaml``), so the
@@ -44,7 +46,7 @@ def join_from_environment():
             num_processes=int(os.environ["JAX_NUM_PROCESSES"]),
             process_id=int(os.environ["JAX_PROCESS_ID"]),
         )
-    elif int(os.environ.get("SLURM_NTASKS", "1")) > 1:
+    elif int(os.environ.get("SLURM_STEP_NUM_TASKS", "1")) > 1:
         jax.distributed.initialize()
 
 

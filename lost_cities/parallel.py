@@ -40,7 +40,7 @@ def make_mesh(devices="all"):
 
 
 def describe(mesh):
-    """``backend=cpu devices=2 processes=1``: what the run computes on (the progress report, the bench)."""
+    """``backend=cpu devices=2 processes=1 local_devices=2``: what a run computes on (printed first)."""
     return (
         f"backend={jax.default_backend()} devices={mesh.devices.size} "
         f"processes={jax.process_count()} local_devices={jax.local_device_count()}"

@@ -19,7 +19,8 @@ def _sweep(tmp_path, overrides):
     """Run a sweep of the tiny run with W&B offline; returns its run dirs, by job number."""
     sweep_dir = tmp_path / "sweep"
     run = [o for o in SHORT if not o.startswith("logger=")]
-    command = [sys.executable, "-m", "lost_cities.train", "-m", *run, "logger=wandb"]
+    run += ["logger=wandb", "evaluation.deals=4", "evaluation.batch_size=4", "evaluation.opponents=[random]"]
+    command = [sys.executable, "-m", "lost_cities.train", "-m", *run]
     command += [*overrides, f"hydra.sweep.dir={sweep_dir}", "hydra.sweep.subdir=${hydra.job.num}"]
     env = {**os.environ, "WANDB_SILENT": "true"}
     done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=TIMEOUT)
@@ -61,34 +62,41 @@ def _check_jobs(run_dirs, jobs):
     return [OmegaConf.load(d / "config.yaml") for d in run_dirs]
 
 
-def test_submitit_local_sweep(tmp_path):
-    """Two jobs, each in its own process started by submitit's local executor."""
+def test_optuna_sweep_on_submitit_local(tmp_path, full):
+    """Two Optuna trials of ent_coef and gae_lambda, scored on the smoke gate, run at once as
+    two jobs of submitit's local executor (each its own process). (--full: about 45 s on 2
+    idle cores.)"""
+    if not full:
+        pytest.skip("--full: a 2-trial Optuna sweep on submitit's local executor")
     pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
-    run_dirs = _sweep(tmp_path, ["hydra/launcher=local", "hydra.launcher.cpus_per_task=1", "seed=0,1"])
-    configs = _check_jobs(run_dirs, 2)
-    assert [c.seed for c in configs] == [0, 1]
-    assert (tmp_path / "sweep" / ".submitit").is_dir()  # the jobs went through submitit
-    rows = [(d / "metrics.jsonl").read_text() for d in run_dirs]
-    assert rows[0] != rows[1]  # two seeds, two runs
-
-
-def test_optuna_sweep(tmp_path):
-    """Three trials of ent_coef and gae_lambda, each scored on the smoke gate."""
     pytest.importorskip("hydra_plugins.hydra_optuna_sweeper")
-    trials = ["hydra/sweeper=optuna_gates", "hydra.sweeper.n_trials=3"]
-    trials.append("checkpoint.best_metric=gates/random/win_rate")  # the smoke gates' metric
-    run_dirs = _sweep(tmp_path, trials)
-    configs = _check_jobs(run_dirs, 3)
+    trials = ["hydra/sweeper=optuna_gates", "hydra.sweeper.n_trials=2", "hydra.sweeper.n_jobs=2"]
+    trials.append("checkpoint.best_metric=gates/random/win_rate")  # the smoke gate's metric
+    run_dirs = _sweep(tmp_path, [*trials, "hydra/launcher=local", "hydra.launcher.cpus_per_task=1"])
+    assert len(list((tmp_path / "sweep" / ".submitit").glob("*/*_result.pkl"))) == 2  # submitit ran both
+    configs = _check_jobs(run_dirs, 2)
     found = [(c.ppo.ent_coef, c.ppo.gae_lambda) for c in configs]
-    assert len(set(found)) == 3
+    assert len(set(found)) == 2
     assert all(0.001 <= e <= 0.03 and 0.9 <= lam <= 0.99 for e, lam in found)
-    result = OmegaConf.load(tmp_path / "sweep" / "optimization_results.yaml")
     scores = []
     for run_dir in run_dirs:
         rows = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
         gated = [row["gates/random/win_rate"] for row in rows if "gates/random/win_rate" in row]
         scores.append(sum(gated) / len(gated))
+    result = OmegaConf.load(tmp_path / "sweep" / "optimization_results.yaml")
     assert result.best_value == pytest.approx(max(scores))  # the objective: the gate metric's mean
+
+
+def test_submitit_local_grid_sweep(tmp_path, full):
+    """A plain grid sweep (two seeds) on submitit's local executor (--full)."""
+    if not full:
+        pytest.skip("--full: a 2-job grid sweep on submitit's local executor")
+    pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
+    run_dirs = _sweep(tmp_path, ["hydra/launcher=local", "hydra.launcher.cpus_per_task=1", "seed=0,1"])
+    configs = _check_jobs(run_dirs, 2)
+    assert [c.seed for c in configs] == [0, 1]
+    rows = [(d / "metrics.jsonl").read_text() for d in run_dirs]
+    assert rows[0] != rows[1]  # two seeds, two runs
 
 
 def _launcher(name):

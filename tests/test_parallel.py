@@ -13,6 +13,7 @@ agree to ``RTOL``/``ATOL`` after the run's updates (and the integer counts exact
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -24,15 +25,19 @@ import pytest
 RTOL, ATOL = 1e-5, 1e-6
 
 TIMEOUT = 300
+# A constant learning rate: a resume to more updates then runs the very program the run
+# compiled (an annealed rate's schedule depends on the total), found in the compile cache.
+CONSTANT_LR = ["ppo.anneal_lr=false"]
 
 
 def _train(run_dir, overrides):
-    """Train ``tiny_runs.SHORT`` + ``overrides``; the run dir holds what is compared."""
+    """Train ``tiny_runs.SHORT`` + ``overrides``; returns the final state (the run dir holds
+    what is compared)."""
     from tiny_runs import SHORT, make_cfg
 
     from lost_cities.cli.train import train
 
-    train(make_cfg(SHORT + overrides), run_dir, overrides=[])
+    return train(make_cfg(SHORT + overrides), run_dir, overrides=overrides)[1]
 
 
 def _params(run_dir):
@@ -49,10 +54,10 @@ def _rows(run_dir):
     return [{k: v for k, v in row.items() if not k.startswith("time/")} for row in rows]
 
 
-def assert_same_run(a, b):
+def assert_same_run(a, b, updates=3):
     """Two run dirs hold the same updates: metrics rows, gate results and parameters."""
     rows_a, rows_b = _rows(a), _rows(b)
-    assert [r["update"] for r in rows_a] == [r["update"] for r in rows_b] == [1, 2, 3]
+    assert [r["update"] for r in rows_a] == [r["update"] for r in rows_b] == list(range(1, updates + 1))
     for row_a, row_b in zip(rows_a, rows_b, strict=True):
         assert row_a.keys() == row_b.keys()
         for key in row_a:
@@ -63,6 +68,16 @@ def assert_same_run(a, b):
     assert params_a.keys() == params_b.keys()
     for name in params_a:
         np.testing.assert_allclose(params_a[name], params_b[name], rtol=RTOL, atol=ATOL, err_msg=name)
+
+
+def _compile_cache(root):
+    """JAX's persistent compilation cache in ``root``: the second 1-device resume compiles
+    nothing (the same programs as the first)."""
+    return {
+        "JAX_COMPILATION_CACHE_DIR": str(root / "jax_cache"),
+        "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+        "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0",
+    }
 
 
 def _script(*args, env=None, **kwargs):
@@ -79,7 +94,7 @@ def _finish(process, what):
 def device_runs(tmp_path_factory):
     """Run dirs of the same run on 1 and on 2 (fake CPU) devices, trained in one subprocess."""
     root = tmp_path_factory.mktemp("devices")
-    env = {"XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
+    env = {"XLA_FLAGS": "--xla_force_host_platform_device_count=2", **_compile_cache(root)}
     _finish(_script("devices", root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT), "devices")
     return root
 
@@ -89,7 +104,39 @@ def test_two_devices_match_one(device_runs):
     assert meta["device_count"] == 2
     # The env batch really is split: each device holds half the slots.
     assert meta["slots_shard_shapes"] == [[4], [4]]
+    assert "ppo.num_envs=7 must be a multiple of the device count (2)" in meta["uneven_batch_error"]
     assert_same_run(device_runs / "one", device_runs / "two")
+
+
+def test_a_two_device_run_resumes_on_one(device_runs):
+    """The 2-device run's checkpoint, resumed on 1 device for a 4th update, continues as the
+    1-device run's own resume does."""
+    assert_same_run(device_runs / "one_resumed", device_runs / "two_resumed", updates=4)
+
+
+def test_device_counts_and_batches_are_checked_at_start():
+    """In this (1-device) process: too many devices and a bad count are errors naming the fix;
+    so is a distributed config that is not the processes joined (an uneven batch: below)."""
+    import jax
+    from tiny_runs import make_cfg
+
+    from lost_cities import distributed, parallel
+    from lost_cities.ppo import config as schema
+
+    assert parallel.make_mesh("all").devices.size == jax.device_count()
+    with pytest.raises(ValueError, match="pass devices=all or 1..1"):
+        parallel.make_mesh(2)
+    for bad in ("devices=0", "devices=some"):
+        with pytest.raises(ValueError, match="devices="):
+            schema.validate(make_cfg([bad]))
+    with pytest.raises(ValueError, match="need distributed.coordinator"):
+        schema.validate(make_cfg(["distributed.process_id=1"]))
+    with pytest.raises(ValueError, match="JAX_COORDINATOR_ADDRESS"):
+        distributed.check(
+            make_cfg(
+                ["distributed.coordinator=h:1", "distributed.num_processes=2", "distributed.process_id=1"]
+            ).distributed
+        )
 
 
 def _free_port():
@@ -98,9 +145,12 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def test_two_processes_match_one_process(device_runs, tmp_path):
+def test_two_processes_match_one_process(device_runs, tmp_path, full):
     """Two processes joined by jax.distributed train one run: process 0's run dir holds
-    the 1-device run's metrics and parameters; process 1 writes nothing of its own."""
+    the 1-device run's metrics and parameters; process 1 writes nothing of its own.
+    (--full: two more processes that compile the run, about 50 s on 2 idle cores.)"""
+    if not full:
+        pytest.skip("--full: two processes joined by jax.distributed")
     port = _free_port()
     workers = []
     for i in range(2):
@@ -121,24 +171,27 @@ def test_two_processes_match_one_process(device_runs, tmp_path):
 def _devices_scenario(root):
     import jax
 
-    root = Path(root)
-    _train(root / "one", ["devices=1"])
-    _train(root / "two", ["devices=2"])
-    from tiny_runs import SHORT, make_cfg
-
     from lost_cities import parallel
-    from lost_cities.ppo.trainer import Trainer
 
-    mesh = parallel.make_mesh(2)
-    trainer = Trainer.from_config(make_cfg(SHORT + ["devices=2"]))
-    state = trainer.init(0)
-    state = parallel.place(state, parallel.state_shardings(state, mesh))
-    leaf = jax.tree.leaves(state.slots)[0]
+    root = Path(root)
+    _train(root / "one", [*CONSTANT_LR, "devices=1"])
+    state = _train(root / "two", [*CONSTANT_LR, "devices=2"])
+    slots = jax.tree.leaves(state.slots)[0]
+    try:
+        parallel.check_divides(parallel.make_mesh(2), 7, "ppo.num_envs")
+        uneven = None
+    except ValueError as error:
+        uneven = str(error)
     meta = {
         "device_count": jax.device_count(),
-        "slots_shard_shapes": [list(s.data.shape[:1]) for s in leaf.addressable_shards],
+        "slots_shard_shapes": [list(s.data.shape[:1]) for s in slots.addressable_shards],
+        "uneven_batch_error": uneven,
     }
     (root / "sharding.json").write_text(json.dumps(meta))
+    for name in ("one", "two"):  # copies of both, resumed on 1 device for one more update
+        shutil.copytree(root / name, root / f"{name}_resumed")
+        resume = [f"resume={root / name}_resumed", "ppo.total_decisions=1024", "devices=1"]
+        _train(root / f"{name}_resumed", resume)
 
 
 def _distributed_scenario(run_dir):
@@ -147,7 +200,7 @@ def _distributed_scenario(run_dir):
     import lost_cities  # noqa: F401  joins the processes (the JAX_* variables) before any device use
 
     assert jax.process_count() == 2 and jax.device_count() == 2
-    _train(Path(run_dir), [])
+    _train(Path(run_dir), CONSTANT_LR)
 
 
 if __name__ == "__main__":
