@@ -147,8 +147,9 @@ def _free_port():
 
 def test_two_processes_match_one_process(device_runs, tmp_path, full):
     """Two processes joined by jax.distributed train one run: process 0's run dir holds
-    the 1-device run's metrics and parameters; process 1 writes nothing of its own.
-    (--full: two more processes that compile the run, about 50 s on 2 idle cores.)"""
+    the 1-device run's metrics and parameters; process 1 writes nothing of its own. A copy,
+    resumed by both processes for a 4th update (each restores its shards), continues as the
+    1-device resume does. (--full: two more processes compile the run; 4.5 min, loaded.)"""
     if not full:
         pytest.skip("--full: two processes joined by jax.distributed")
     port = _free_port()
@@ -160,12 +161,13 @@ def test_two_processes_match_one_process(device_runs, tmp_path, full):
             "JAX_PROCESS_ID": str(i),
         }
         out = {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}
-        workers.append(_script("distributed", tmp_path / f"hydra{i}", env=env, **out))
+        workers.append(_script("distributed", tmp_path / f"hydra{i}", tmp_path / "resumed", env=env, **out))
     for i, worker in enumerate(workers):
         _finish(worker, f"process {i}")
     run_dir = tmp_path / "hydra0"
     assert not (tmp_path / "hydra1").exists()  # process 1 used process 0's run dir
     assert_same_run(device_runs / "one", run_dir)
+    assert_same_run(device_runs / "one_resumed", tmp_path / "resumed", updates=4)
 
 
 def _devices_scenario(root):
@@ -194,13 +196,18 @@ def _devices_scenario(root):
         _train(root / f"{name}_resumed", resume)
 
 
-def _distributed_scenario(run_dir):
+def _distributed_scenario(run_dir, resumed):
     import jax
 
     import lost_cities  # noqa: F401  joins the processes (the JAX_* variables) before any device use
+    from lost_cities import distributed
 
     assert jax.process_count() == 2 and jax.device_count() == 2
     _train(Path(run_dir), CONSTANT_LR)
+    if distributed.is_main():
+        shutil.copytree(run_dir, resumed)
+    distributed.barrier("the copy to resume is written")
+    _train(Path(run_dir), [f"resume={resumed}", "ppo.total_decisions=1024"])
 
 
 if __name__ == "__main__":
