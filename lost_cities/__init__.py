@@ -9,6 +9,8 @@ package is layered; a layer imports only the ones above it in this table, except
 
 | package                  | contract                                                       |
 | ------------------------ | -------------------------------------------------------------- |
+| ``lost_cities.distributed`` | joining a multi-host run's processes (on import, below)    |
+| ``lost_cities.parallel`` | the device mesh and shardings of data-parallel training        |
 | ``lost_cities.game``     | the rules: cards and actions, one round, the 3-round match     |
 | ``lost_cities.obs``      | observations v1 (round), v2 (match), privileged (critic only)  |
 | ``lost_cities.envs``     | ``Env``: the one interface above the rules; ``make(name)``     |
