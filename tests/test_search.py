@@ -197,13 +197,37 @@ def _permute_hidden(state, rng):
 INVARIANCE_CFG = _cfg(worlds=4, candidates=4, gate_points=0.0, gate_z=0.0)
 
 
-def _decide(cfg, states, key):
+def _decide(cfg, states, key, leaf=None):
     decide = jax.jit(
         jax.vmap(
-            lambda s, k: search_decision(cfg, EXPERT, BOT_SCORES["heuristic_expert"], s, k), in_axes=(0, None)
+            lambda s, k: search_decision(cfg, EXPERT, BOT_SCORES["heuristic_expert"], s, k, leaf=leaf),
+            in_axes=(0, None),
         )
     )
     return decide(states, key)
+
+
+def _fresh_critic_agent(env, seed=0):
+    """A checkpoint-like agent with an untrained omniscient critic: its values still depend
+    on every hidden card, which is what the no-cheat check needs."""
+    from types import SimpleNamespace
+
+    from lost_cities.ppo.critic.omniscient import OmniscientCritic
+    from lost_cities.ppo.network import ActorCritic
+
+    network = ActorCritic(
+        hidden=(16,), activation="relu", critic=OmniscientCritic(0.95, (32,)).module("relu")
+    )
+    state = env.init(jax.random.PRNGKey(seed))
+    params = network.init(
+        jax.random.PRNGKey(seed), env.observe(state, 0)[None], env.privileged(state, 0)[None]
+    )
+    reward = {"scale": 50.0, "coef": 0.2, "floor": 0.05, "anneal_decisions": 1000}
+    meta = {
+        "critic": {"_target_": "lost_cities.ppo.critic.omniscient.OmniscientCritic"},
+        "config": {"reward": reward, "ppo": {"total_decisions": 500}},
+    }
+    return SimpleNamespace(env=env, network=network, params=params, meta=meta)
 
 
 @pytest.fixture(scope="module")
@@ -218,13 +242,25 @@ def invariance_positions(match_states):
     return states, permuted
 
 
-def test_search_decision_does_not_change_when_the_hidden_cards_are_permuted(invariance_positions):
+@pytest.mark.parametrize("variant", ["plain", "confirm", "critic_leaf"])
+def test_search_decision_does_not_change_when_the_hidden_cards_are_permuted(invariance_positions, variant):
+    """Also with the confirmation worlds, and with a critic (which reads the privileged
+    observation) valuing rollouts cut at a depth: it reads the sampled world's cards only."""
+    from lost_cities.search.leaf import critic_leaf
+
+    cfg, leaf = INVARIANCE_CFG, None
+    if variant == "confirm":
+        cfg = dataclasses.replace(cfg, worlds=3, confirm_worlds=3)
+    if variant == "critic_leaf":
+        cfg = dataclasses.replace(cfg, depth=3, leaf="a checkpoint")
+        leaf = critic_leaf(_fresh_critic_agent(envs.make("match3")))
     states, permuted = invariance_positions
     key = jax.random.PRNGKey(11)
-    action, info = _decide(INVARIANCE_CFG, states, key)
-    action_p, info_p = _decide(INVARIANCE_CFG, permuted, key)
+    action, info = _decide(cfg, states, key, leaf)
+    action_p, info_p = _decide(cfg, permuted, key, leaf)
     np.testing.assert_array_equal(action_p, action)
-    np.testing.assert_array_equal(info_p["values"], info["values"])  # every rollout value, too
+    for name in ("values", "confirm_values") if variant == "confirm" else ("values",):
+        np.testing.assert_array_equal(info_p[name], info[name])  # every rollout value, too
     assert (np.asarray(info["index"]) != 0).sum() >= 5  # it does search: it leaves the base move
 
 
@@ -241,6 +277,40 @@ def test_the_invariance_check_catches_a_search_that_reads_the_true_cards(invaria
 
 
 # ---- parts --------------------------------------------------------------------------------------------
+
+
+def test_critic_leaf_inverts_the_training_return_into_points():
+    from lost_cities.search.leaf import margin_of_return
+
+    margins = jnp.array([-250.0, -40.0, -3.0, 0.0, 7.5, 60.0, 300.0])
+    for coef in (0.0, 0.2):
+        target = jnp.tanh(margins / 50.0) + coef * margins / 50.0
+        recovered = jax.vmap(margin_of_return, in_axes=(0, None, None))(target, 50.0, coef)
+        tolerance = 1.0 if coef == 0.0 else 1e-3  # tanh is flat out at +-250 points
+        np.testing.assert_allclose(recovered, margins, atol=tolerance)
+
+
+def test_critic_leaf_reads_the_state_it_is_given(match_states):
+    """The leaf is the critic's value of the state passed (the sampled world), and moves
+    with the margin so far under a shaped reward (its potential is added back)."""
+    from lost_cities.search.leaf import critic_leaf
+
+    env = envs.make("match3")
+    agent = _fresh_critic_agent(env)
+    leaf = jax.jit(critic_leaf(agent), static_argnums=1)
+    states = _take(match_states, np.arange(0, 60, 6))
+    points = np.array([float(leaf(_take(states, i), 0)) for i in range(10)])
+    assert np.all(np.abs(points) < 600.0) and len(np.unique(points)) == 10
+    carried = _take(states, 0).replace(carry=jnp.array([30.0, 0.0]))
+    assert float(leaf(carried, 0)) != pytest.approx(points[0])
+    with pytest.raises(ValueError, match="omniscient critic"):
+        critic_leaf(_with_critic(agent, "lost_cities.ppo.critic.shared.SharedCritic"))
+
+
+def _with_critic(agent, name):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(**{**vars(agent), "meta": {**agent.meta, "critic": {"_target_": name}}})
 
 
 def test_expert_scores_rank_the_experts_own_move_first(match_states):
@@ -315,6 +385,11 @@ def test_presets_load_and_check_their_knobs(tmp_path):
         load_preset("partial", tmp_path)
     with pytest.raises(ValueError, match="scales"):
         _cfg(scales=(1.0, 2.0))
+    with pytest.raises(ValueError, match="set search.depth"):
+        _cfg(leaf="outputs/run")
+    with pytest.raises(ValueError, match="confirm_worlds"):
+        _cfg(confirm_worlds=1)
+    assert _cfg(worlds=3, candidates=4, confirm_worlds=5).rollouts() == 22
     assert search_config.conf_dir().name == "search"  # in the shipped lost_cities.conf
 
 

@@ -1,14 +1,16 @@
 """One row of experiments/search/README.md: a search preset (plus knob overrides) on top of
-``heuristic_expert`` against ``heuristic_expert``, duplicate match3 on deal bank v1.
+a base policy (default ``heuristic_expert``) against the same policy, duplicate match3 on
+deal bank v1.
 
-    python experiments/search/run.py DEALS OUT.json [knob=value ...]
+    python experiments/search/run.py DEALS OUT.json [base=SPEC] [preset=NAME] [knob=value ...]
 
-The same as ``python -m lost_cities.evaluate agent=search:heuristic_expert
-opponent=heuristic_expert env=match3 deals=DEALS`` for the default preset, but it reads
-the presets from this checkout's conf/search and takes knob overrides (worlds=24 ...).
+The same as ``python -m lost_cities.evaluate agent=search[/NAME]:SPEC opponent=SPEC
+env=match3 deals=DEALS``, but it reads the presets from this checkout's conf/search and
+takes knob overrides (worlds=24 ...).
 """
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -26,14 +28,17 @@ PRESETS = Path(__file__).resolve().parents[2] / "conf" / "search"
 def main():
     deals, out, *knobs = sys.argv[1:]
     overrides = {k: yaml.safe_load(v) for k, v in (knob.split("=", 1) for knob in knobs)}
+    base = str(overrides.pop("base", "heuristic_expert"))
+    spec = f"search/{overrides.pop('preset', 'default')}:{base}"
     env = envs.make("match3")
-    agent = resolve_search("search:heuristic_expert", env, PRESETS, **overrides)
-    opponent = resolve_policy("heuristic_expert", env)
+    agent = resolve_search(spec, env, PRESETS, **overrides)
+    opponent = resolve_policy(base, env)
     deck_orders, coins = deal_bank(int(deals))
     start = time.perf_counter()
     results = duplicate_evaluate(env, agent, opponent, deck_orders, coins, jax.random.key(0))
     seconds = time.perf_counter() - start
-    row = {**results, "agent": "search:heuristic_expert", "overrides": overrides, "seconds": seconds}
+    row = {**results, "agent": spec, "opponent": base, "overrides": overrides, "seconds": seconds}
+    row["load_average"] = os.getloadavg()  # at the end: 1, 5 and 15 minutes
     Path(out).write_text(json.dumps(row, indent=2) + "\n")
     print(
         f"{overrides}: win {row['win_rate']:.3f} [{row['win_rate_lower']:.3f}, {row['win_rate_upper']:.3f}], "

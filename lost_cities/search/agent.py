@@ -9,7 +9,8 @@ Per decision, for the seat to move:
 3. every candidate is scored in every world by a base-policy rollout for both seats
    (:mod:`lost_cities.search.rollout`), the same worlds and keys for all candidates;
 4. gate: the candidate ``c`` of best mean value replaces ``b`` only when its mean paired
-   gain ``mean(v_c - v_b)`` exceeds ``gate_points`` and ``gate_z`` standard errors.
+   gain ``mean(v_c - v_b)`` exceeds ``gate_points`` and ``gate_z`` standard errors; with
+   ``confirm_worlds`` that gain is measured again on fresh worlds, ``c`` against ``b``.
 
 The policy is a ``jax.tree_util.Partial`` whose function (the static part, cached per
 config) closes over the :class:`SearchConfig`; the base policy and its scorer are its
@@ -29,41 +30,77 @@ from lost_cities.search.determinize import determinize
 from lost_cities.search.rollout import point_utility, rollout_values
 
 
-def select(values, valid, cfg, unit=1.0):
-    """``(index, gain)``: the chosen candidate (0 is the base move) from ``values[W, K]``.
-
-    ``unit`` is the utility of one point (``1 / scale`` under a ``tanh`` utility), so that
-    ``gate_points`` stays in points."""
-    n_worlds = values.shape[0]
+def best_challenger(values, valid):
+    """``(index, gains[W])``: the candidate of best mean paired gain over the base move
+    (column 0) in ``values[W, K]``, and its gains world by world (the base move wins a tie)."""
     gains = values - values[:, :1]  # paired with the base move, world by world
-    mean_gain = jnp.mean(gains, axis=0)
-    ranked = jnp.where(valid, mean_gain, -jnp.inf)
-    best = jnp.argmax(ranked)  # lowest index on ties: the base move wins a tie
-    spread = jnp.std(gains[:, best], ddof=1) if n_worlds > 1 else jnp.float32(0.0)
-    gain = mean_gain[best]
+    ranked = jnp.where(valid, jnp.mean(gains, axis=0), -jnp.inf)
+    best = jnp.argmax(ranked)  # lowest index on ties
+    return best, gains[:, best]
+
+
+def clears_gate(gains, cfg, unit=1.0):
+    """``(clears, mean gain)``: whether paired ``gains[W]`` clear ``gate_points`` (in units of
+    ``unit``, the utility of one point: ``1 / scale`` under a ``tanh`` utility) and
+    ``gate_z`` standard errors."""
+    n_worlds = gains.shape[0]
+    gain = jnp.mean(gains)
+    spread = jnp.std(gains, ddof=1) if n_worlds > 1 else jnp.float32(0.0)
     clears = (gain > cfg.gate_points * unit) & (gain > cfg.gate_z * spread / jnp.sqrt(float(n_worlds)))
+    return clears, gain
+
+
+def select(values, valid, cfg, unit=1.0):
+    """``(index, gain)``: the chosen candidate (0 is the base move) from ``values[W, K]``."""
+    best, gains = best_challenger(values, valid)
+    clears, gain = clears_gate(gains, cfg, unit)
     return jnp.where(clears, best, 0), gain
 
 
-def search_decision(cfg, base_policy, scores, state, rng):
-    """``(action, info)`` for the seat to move; ``info`` holds the candidates and values."""
+def _worlds(rng, state, count):
+    return jax.vmap(determinize, in_axes=(0, None))(jax.random.split(rng, count), state)
+
+
+def search_decision(cfg, base_policy, scores, state, rng, rollout_policy=None, leaf=None):
+    """``(action, info)`` for the seat to move; ``info`` holds the candidates and values.
+
+    ``rollout_policy`` plays the rollouts (``None``: the base policy); ``leaf`` values a
+    rollout cut at ``cfg.depth`` (``None``: the board as it stands)."""
+    rollout_policy = base_policy if rollout_policy is None else rollout_policy
     base_key, world_key, rollout_key = jax.random.split(rng, 3)
     base = base_policy(state, base_key).astype(jnp.int32)
     actions, valid = top_candidates(scores(state), legal_mask_of(state), base, cfg.candidates)
-    worlds = jax.vmap(determinize, in_axes=(0, None))(jax.random.split(world_key, cfg.worlds), state)
-    keys = jax.random.split(rollout_key, cfg.worlds)
-    values = rollout_values(worlds, actions, base_policy, keys, cfg.depth, cfg.start_value, cfg.scales)
-    index, gain = select(values, valid, cfg, point_utility(state, cfg.scales))
+
+    def values_of(candidates, world_key, rollout_key, count):
+        worlds = _worlds(world_key, state, count)
+        keys = jax.random.split(rollout_key, count)
+        return rollout_values(
+            worlds, candidates, rollout_policy, keys, cfg.depth, cfg.start_value, cfg.scales, leaf
+        )
+
+    values = values_of(actions, world_key, rollout_key, cfg.worlds)
+    unit = point_utility(state, cfg.scales)
+    info = {"actions": actions, "valid": valid, "values": values}
+    if cfg.confirm_worlds:
+        best, _ = best_challenger(values, valid)
+        pair = jnp.stack([actions[0], actions[best]])
+        confirm_world_key, confirm_rollout_key = jax.random.split(jax.random.fold_in(rng, 1))
+        confirm = values_of(pair, confirm_world_key, confirm_rollout_key, cfg.confirm_worlds)
+        clears, gain = clears_gate(confirm[:, 1] - confirm[:, 0], cfg, unit)
+        index = jnp.where(clears, best, 0)
+        info["confirm_values"] = confirm
+    else:
+        index, gain = select(values, valid, cfg, unit)
     action = jnp.sum(jnp.where(jnp.arange(cfg.candidates) == index, actions, 0)).astype(jnp.int32)
-    return action, {"actions": actions, "valid": valid, "values": values, "index": index, "gain": gain}
+    return action, {**info, "index": index, "gain": gain}
 
 
 @functools.lru_cache(maxsize=64)
 def _policy_fn(cfg):
-    def policy(base_policy, scores, state, rng):
+    def policy(base_policy, scores, rollout_policy, leaf, state, rng):
         if cfg.candidates == 1:
             return base_policy(state, rng).astype(jnp.int32)
-        return search_decision(cfg, base_policy, scores, state, rng)[0]
+        return search_decision(cfg, base_policy, scores, state, rng, rollout_policy, leaf)[0]
 
     policy.__name__ = f"search_{cfg.worlds}x{cfg.candidates}"
     return policy
@@ -73,6 +110,8 @@ def _as_partial(f):
     return f if isinstance(f, Partial) else Partial(f)
 
 
-def search_policy(base_policy, scores, cfg: SearchConfig):
-    """``policy(env_state, rng) -> action`` searching on top of ``base_policy``."""
-    return Partial(_policy_fn(cfg), _as_partial(base_policy), _as_partial(scores))
+def search_policy(base_policy, scores, cfg: SearchConfig, rollout_policy=None, leaf=None):
+    """``policy(env_state, rng) -> action`` searching on top of ``base_policy``; the rollouts
+    are played by ``rollout_policy`` (``None``: the base) and cut ones valued by ``leaf``."""
+    optional = [None if f is None else _as_partial(f) for f in (rollout_policy, leaf)]
+    return Partial(_policy_fn(cfg), _as_partial(base_policy), _as_partial(scores), *optional)

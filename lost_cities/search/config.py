@@ -18,8 +18,17 @@ class SearchConfig:
     - ``candidates``: the base move plus the base policy's next best, ``candidates`` in all.
     - ``depth``: plies played after a candidate before the leaf value; ``None``: to the
       round's end (the leaf is then the exact round result in match terms).
+    - ``leaf``: what values a rollout cut at ``depth``: ``None``, the match margin as the
+      board stands; a checkpoint dir, its omniscient critic (in points, see
+      :mod:`lost_cities.search.leaf`).
+    - ``rollout``: the policy that plays both seats in the rollouts (a policy spec);
+      ``None``: the base policy.
     - ``gate_points`` / ``gate_z``: leave the base move only for a candidate whose mean
       paired gain over it exceeds ``gate_points`` points and ``gate_z`` standard errors.
+    - ``confirm_worlds``: 0, the gate reads the worlds that chose the best candidate; > 0,
+      the best candidate and the base move are rolled out again in that many fresh worlds
+      and the gate reads only those (no winner's curse: the worlds that picked the best
+      candidate do not also judge it).
     - ``start_value``: points for starting the next round (a round other than the last).
     - ``scales``: per round, ``tanh(points / scale)`` as the utility (0: raw points).
     - ``proposer``: the scorer that ranks the candidates (a ``BOT_SCORES`` name); ``None``:
@@ -29,8 +38,11 @@ class SearchConfig:
     worlds: int
     candidates: int
     depth: int | None
+    leaf: str | None
+    rollout: str | None
     gate_points: float
     gate_z: float
+    confirm_worlds: int
     start_value: float
     scales: tuple
     proposer: str | None
@@ -40,6 +52,10 @@ class SearchConfig:
             raise ValueError(f"search needs worlds >= 1 and candidates >= 1, got {self}")
         if self.depth is not None and self.depth < 0:
             raise ValueError(f"search.depth must be null or >= 0, got {self.depth}")
+        if self.leaf is not None and self.depth is None:
+            raise ValueError(f"search.leaf={self.leaf!r} values a rollout cut at depth: set search.depth")
+        if self.confirm_worlds < 0 or self.confirm_worlds == 1:
+            raise ValueError(f"search.confirm_worlds must be 0 (off) or >= 2, got {self.confirm_worlds}")
         if len(self.scales) != 3 or min(self.scales) < 0:
             raise ValueError(f"search.scales needs one scale >= 0 per round (3), got {self.scales}")
         object.__setattr__(self, "scales", tuple(float(s) for s in self.scales))
@@ -47,14 +63,21 @@ class SearchConfig:
     def rollout_plies(self, plies_left):
         """Plies one decision simulates when ``plies_left`` remain in the round (its cost)."""
         depth = plies_left if self.depth is None else min(self.depth, plies_left)
-        return self.worlds * self.candidates * depth
+        return self.rollouts() * depth
+
+    def rollouts(self):
+        """Rollouts per decision: every candidate in every world, then the confirmation pair."""
+        return self.worlds * self.candidates + 2 * self.confirm_worlds
 
     def describe(self):
         """One line: the knobs and the cost per decision."""
-        depth = "the round's end" if self.depth is None else f"{self.depth} plies"
+        depth = (
+            "the round's end" if self.depth is None else f"{self.depth} plies, leaf {self.leaf or 'board'}"
+        )
+        confirm = f" + 2 x {self.confirm_worlds} confirmation worlds" if self.confirm_worlds else ""
         return (
-            f"search: {self.worlds} worlds x {self.candidates} candidates = "
-            f"{self.worlds * self.candidates} rollouts per decision to {depth} "
+            f"search: {self.worlds} worlds x {self.candidates} candidates{confirm} = "
+            f"{self.rollouts()} rollouts per decision by {self.rollout or 'the base policy'} to {depth} "
             f"(up to {self.rollout_plies(44)} simulated plies from a fresh round); gate "
             f"{self.gate_points:g} points and {self.gate_z:g} s.e.; start value {self.start_value:g}; "
             f"scales {list(self.scales)}; proposer {self.proposer or 'the base policy'}"

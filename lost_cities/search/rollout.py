@@ -38,6 +38,27 @@ def point_utility(env_state, scales):
     return jnp.where(scale > 0, 1.0 / jnp.where(scale > 0, scale, 1.0), 1.0)
 
 
+def match_points(env_state, round_state, player, start_value):
+    """The points of :func:`match_value` before the utility."""
+    opponent = 1 - player
+    boards = board_score(round_state)
+    board_margin = seat_view(boards, player) - seat_view(boards, opponent)
+    if isinstance(env_state, State):
+        margin, last = board_margin, jnp.bool_(True)
+    else:
+        carry = env_state.carry
+        margin = seat_view(carry, player) - seat_view(carry, opponent) + board_margin
+        last = env_state.round_idx >= N_ROUNDS - 1
+    starts_next = jnp.where(round_state.done & ~last, jnp.sign(margin), 0.0)
+    return margin + start_value * starts_next
+
+
+def utility(env_state, points, scales):
+    """``tanh(points / scale)`` with the scale of ``env_state``'s round, or the points (scale 0)."""
+    scale = _round_scale(env_state, scales)
+    return jnp.where(scale > 0, jnp.tanh(points / jnp.where(scale > 0, scale, 1.0)), points)
+
+
 def match_value(env_state, round_state, player, start_value, scales):
     """The value for ``player`` of a match whose current round stands at ``round_state``.
 
@@ -50,27 +71,16 @@ def match_value(env_state, round_state, player, start_value, scales):
       win-probability-like utility: a small scale in the last round plays for the win,
       not the margin.
     """
-    opponent = 1 - player
-    boards = board_score(round_state)
-    board_margin = seat_view(boards, player) - seat_view(boards, opponent)
-    if isinstance(env_state, State):
-        margin, last = board_margin, jnp.bool_(True)
-    else:
-        carry = env_state.carry
-        margin = seat_view(carry, player) - seat_view(carry, opponent) + board_margin
-        last = env_state.round_idx >= N_ROUNDS - 1
-    starts_next = jnp.where(round_state.done & ~last, jnp.sign(margin), 0.0)
-    points = margin + start_value * starts_next
-    scale = _round_scale(env_state, scales)
-    return jnp.where(scale > 0, jnp.tanh(points / jnp.where(scale > 0, scale, 1.0)), points)
+    return utility(env_state, match_points(env_state, round_state, player, start_value), scales)
 
 
-def rollout_values(worlds, actions, policy, keys, depth, start_value, scales):
+def rollout_values(worlds, actions, policy, keys, depth, start_value, scales, leaf=None):
     """float32[W, K]: for the seat to move, the value of candidate ``actions[k]`` in world ``w``.
 
     ``worlds`` is a batch of W env states (leading axis), ``actions`` int32[K], ``keys``
     W policy keys (shared by the K candidates of a world). ``depth`` caps the plies
-    played after the candidate (``None``: to the end of the round).
+    played after the candidate (``None``: to the end of the round); a lane cut there is
+    valued by ``leaf(env_state, player) -> points`` (``None``: the board as it stands).
     """
     n_worlds = keys.shape[0]
     n_cands = actions.shape[0]
@@ -95,7 +105,8 @@ def rollout_values(worlds, actions, policy, keys, depth, start_value, scales):
         return t + 1, rounds
 
     _, rounds = jax.lax.while_loop(running, advance, (jnp.int32(0), rounds))
-    values = jax.vmap(match_value, in_axes=(0, 0, None, None, None))(
-        lane_worlds, rounds, player, start_value, scales
-    )
-    return values.reshape(n_worlds, n_cands)
+    points = jax.vmap(match_points, in_axes=(0, 0, None, None))(lane_worlds, rounds, player, start_value)
+    if leaf is not None:
+        cut = jax.vmap(_with_round)(lane_worlds, rounds)
+        points = jnp.where(rounds.done, points, jax.vmap(leaf, in_axes=(0, None))(cut, player))
+    return jax.vmap(utility, in_axes=(0, 0, None))(lane_worlds, points, scales).reshape(n_worlds, n_cands)

@@ -4,7 +4,9 @@
 ``.onnx`` file); ``<preset>`` names ``conf/search/<preset>.yaml`` (default: ``default``).
 Candidates are ranked by the base's own scores where it has them (the heuristic bots'
 action values, a checkpoint's logits) and by the expert's action values otherwise (an
-``.onnx`` base, the other bots), unless the preset names a ``proposer``.
+``.onnx`` base, the other bots), unless the preset names a ``proposer``. The preset's
+``rollout`` (a policy spec) plays the rollouts in the base's place, and its ``leaf`` (a
+checkpoint dir) values the rollouts cut at ``depth`` by that checkpoint's critic.
 """
 
 from pathlib import Path
@@ -64,7 +66,21 @@ def resolve_search(spec, env, directory=None, **overrides):
     preset, base = parse(spec)
     cfg = load_preset(preset, directory, **overrides)
     print(f"{spec}: {cfg.describe()}")
-    return search_policy(resolve_policy(base, env), _scores(base, env, cfg.proposer), cfg)
+    rollout = None if cfg.rollout is None else resolve_policy(cfg.rollout, env)
+    leaf = None if cfg.leaf is None else _leaf(cfg.leaf, env)
+    return search_policy(resolve_policy(base, env), _scores(base, env, cfg.proposer), cfg, rollout, leaf)
+
+
+def _leaf(path, env):
+    from lost_cities import agents
+    from lost_cities.search.leaf import critic_leaf
+
+    agent = agents.load(Path(path).expanduser(), env=env)
+    if not hasattr(agent, "params"):
+        raise ValueError(
+            f"search.leaf={path!r}: a checkpoint dir (its critic is the leaf), not {type(agent).__name__}"
+        )
+    return critic_leaf(agent)
 
 
 class SearchAgent:
