@@ -1,4 +1,4 @@
-"""Cost of a search decision: ``python -m lost_cities.search.bench [--preset default] [--games 256]``.
+"""Cost of a search decision: ``python -m lost_cities.search.bench [--preset P] [--games N] [knob=value]``.
 
 Positions are taken from expert-vs-expert matches (every 7th ply of a few hundred
 matches, so early, middle and late round positions all occur). Prints, after compiling:
@@ -7,8 +7,11 @@ matches, so early, middle and late round positions all occur). Prints, after com
   the number of positions (how duplicate evaluation runs it);
 - ``single_s_per_decision``: one position per call (as a person playing the agent sees
   it), the median over ``--single`` calls;
-- ``rollout_plies_per_decision``: the plies simulated per decision, worlds x candidates x
-  plies left in the round (the budget), averaged over the positions.
+- ``rollout_policy_us_per_state``: one move of the rollout policy, batched over the
+  positions (the unit a rollout repeats);
+- ``rollout_plies_per_decision``: the plies simulated per decision, the rollouts (worlds x
+  candidates, plus the confirmation pair) x the plies to the round's end or ``depth``
+  (the budget), averaged over the positions.
 """
 
 import argparse
@@ -17,9 +20,11 @@ import time
 import jax
 import jax.numpy as jnp
 import numpy as np
+import yaml
 
 from lost_cities import envs
 from lost_cities.bots import make
+from lost_cities.evaluation import resolve_policy
 from lost_cities.game.cards import N_CARDS
 from lost_cities.search.config import load_preset
 from lost_cities.search.spec import parse, resolve_search
@@ -42,7 +47,8 @@ def positions(env, count, seed=0, every=7):
 
 
 def measure(policy, states, single=20):
-    """``(batched, single)`` seconds per decision on ``states`` (see the module doc)."""
+    """``(batched, single)`` seconds per decision on ``states`` (see the module doc); ``single``
+    is ``None`` when ``single`` calls are 0."""
     n = int(jax.tree.leaves(states)[0].shape[0])
     keys = jax.random.split(jax.random.PRNGKey(1), n)
     batched = jax.jit(jax.vmap(policy))
@@ -50,6 +56,8 @@ def measure(policy, states, single=20):
     start = time.perf_counter()
     jax.block_until_ready(batched(states, keys))
     batched_s = (time.perf_counter() - start) / n
+    if single == 0:
+        return batched_s, None
     one = jax.jit(policy)
     jax.block_until_ready(one(jax.tree.map(lambda x: x[0], states), keys[0]))
     times = []
@@ -68,20 +76,24 @@ def main(argv=None):
     parser.add_argument("--env", default="match3")
     parser.add_argument("--games", type=int, default=256)
     parser.add_argument("--single", type=int, default=20)
+    parser.add_argument("knobs", nargs="*", help="knob overrides, e.g. worlds=16 depth=9")
     args = parser.parse_args(argv)
+    overrides = {k: yaml.safe_load(v) for k, v in (knob.split("=", 1) for knob in args.knobs)}
     env = envs.make(args.env)
     spec = f"search/{args.preset}:{args.base}"
-    cfg = load_preset(parse(spec)[0])
-    policy = resolve_search(spec, env)
+    cfg = load_preset(parse(spec)[0], **overrides)
+    policy = resolve_search(spec, env, **overrides)
     states = positions(env, args.games)
     deck_left = N_CARDS - np.asarray(jax.vmap(env.round_state)(states).deck_ptr, np.int64)
     batched_s, single_s = measure(policy, states, args.single)
+    rollout_s, _ = measure(resolve_policy(cfg.rollout or args.base, env), states, 0)
     print(f"spec={spec}")
     print(f"config={cfg}")
     print(f"positions={len(deck_left)}")
     print(f"rollout_plies_per_decision={np.mean([cfg.rollout_plies(d) for d in deck_left]):.0f}")
     print(f"batched_s_per_decision={batched_s:.5f}")
     print(f"single_s_per_decision={single_s:.5f}")
+    print(f"rollout_policy_us_per_state={rollout_s * 1e6:.1f}")
 
 
 if __name__ == "__main__":

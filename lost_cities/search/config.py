@@ -20,7 +20,8 @@ class SearchConfig:
       round's end (the leaf is then the exact round result in match terms).
     - ``leaf``: what values a rollout cut at ``depth``: ``None``, the match margin as the
       board stands; a checkpoint dir, its omniscient critic (in points, see
-      :mod:`lost_cities.search.leaf`).
+      :mod:`lost_cities.search.leaf`). An odd ``depth`` cuts where the searching seat is
+      to move, the decision points the critic was trained on.
     - ``rollout``: the policy that plays both seats in the rollouts (a policy spec);
       ``None``: the base policy.
     - ``gate_points`` / ``gate_z``: leave the base move only for a candidate whose mean
