@@ -92,7 +92,8 @@ def main(argv=None):
     print(f"positions={len(deck_left)}")
     print(f"rollout_plies_per_decision={np.mean([cfg.rollout_plies(d) for d in deck_left]):.0f}")
     print(f"batched_s_per_decision={batched_s:.5f}")
-    print(f"single_s_per_decision={single_s:.5f}")
+    if single_s is not None:
+        print(f"single_s_per_decision={single_s:.5f}")
     print(f"rollout_policy_us_per_state={rollout_s * 1e6:.1f}")
 
 
