@@ -1,5 +1,6 @@
 """The tiny training configs the PPO-mechanics and fault tests share (a few updates, one
-round, the small MLP): a test that trains pays for one compile of this config."""
+round, the small MLP; a test that trains pays for one compile of this config), and the
+progress bar that interrupts a run."""
 
 from hydra import compose, initialize_config_module
 
@@ -50,3 +51,26 @@ SHORT = [
 def make_cfg(overrides):
     with initialize_config_module(config_module="lost_cities.conf", version_base=None):
         return compose("config", overrides=overrides)
+
+
+class Interrupt(Exception):
+    pass
+
+
+class StopAfter:
+    """A progress bar that kills the run after ``n`` updates, between the metrics row and
+    the checkpoint (the worst moment: a row exists that no checkpoint covers)."""
+
+    def __init__(self, n):
+        self.n, self.seen = n, 0
+
+    def update(self, k):
+        self.seen += k
+        if self.seen == self.n:
+            raise Interrupt
+
+    def set_postfix(self, **_):
+        pass
+
+    def close(self):
+        pass

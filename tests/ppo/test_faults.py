@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from omegaconf import OmegaConf
-from tiny_runs import SHARED, make_cfg
+from tiny_runs import SHARED, Interrupt, StopAfter, make_cfg
 
 from lost_cities.cli.train import NonFiniteError, train
 from lost_cities.ppo.checkpoint import CorruptCheckpoint, restore, restore_params, steps, write_digest
@@ -64,28 +64,6 @@ def biggest_file(step_dir, under="params"):
     return max(
         (p for p in (Path(step_dir) / under).rglob("*") if p.is_file()), key=lambda p: p.stat().st_size
     )
-
-
-class Interrupt(Exception):
-    pass
-
-
-class StopAfter:
-    """A progress bar that stops the run after ``n`` updates, after the row, before the checkpoint."""
-
-    def __init__(self, n):
-        self.n, self.seen = n, 0
-
-    def update(self, k):
-        self.seen += k
-        if self.seen == self.n:
-            raise Interrupt
-
-    def set_postfix(self, **_):
-        pass
-
-    def close(self):
-        pass
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from omegaconf import OmegaConf, open_dict
-from tiny_runs import SHARED, TINY, make_cfg
+from tiny_runs import SHARED, TINY, Interrupt, StopAfter, make_cfg
 
 from lost_cities.ppo import config as schema
 from lost_cities.ppo.episodes import EpisodeStats, FinishedEpisode, summarize
@@ -272,29 +272,6 @@ def _rows(run_dir):
     from lost_cities.ppo.run_dir import read_metrics
 
     return [{k: v for k, v in row.items() if not k.startswith("time/")} for row in read_metrics(run_dir)]
-
-
-class Interrupt(Exception):
-    pass
-
-
-class StopAfter:
-    """A progress bar that kills the run after ``n`` updates, between the metrics row and
-    the checkpoint (the worst moment: a row exists that no checkpoint covers)."""
-
-    def __init__(self, n):
-        self.n, self.seen = n, 0
-
-    def update(self, k):
-        self.seen += k
-        if self.seen == self.n:
-            raise Interrupt
-
-    def set_postfix(self, **_):
-        pass
-
-    def close(self):
-        pass
 
 
 @pytest.fixture(scope="module")
