@@ -8,9 +8,8 @@ import subprocess
 import sys
 
 import pytest
-from hydra import compose, initialize_config_module
 from omegaconf import OmegaConf
-from tiny_runs import SHORT
+from tiny_runs import SHORT, make_cfg
 
 TIMEOUT = 600
 
@@ -100,8 +99,7 @@ def test_submitit_local_grid_sweep(tmp_path, full):
 
 
 def _launcher(name):
-    with initialize_config_module(config_module="lost_cities.conf", version_base=None):
-        cfg = compose("config", overrides=[f"hydra/launcher={name}"], return_hydra_config=True)
+    cfg = make_cfg([f"hydra/launcher={name}"], return_hydra_config=True)
     return OmegaConf.to_container(cfg.hydra.launcher)
 
 

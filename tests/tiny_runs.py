@@ -2,7 +2,7 @@
 round, the small MLP; a test that trains pays for one compile of this config), and the
 progress bar that interrupts a run."""
 
-from hydra import compose, initialize_config_module
+from lost_cities.ppo.config import compose as make_cfg  # noqa: F401  (the tests compose with it)
 
 TINY = [
     "network=mlp",  # PPO mechanics: the small network, fresh parameters (tests/imitation covers init=bc)
@@ -46,11 +46,6 @@ SHORT = [
     "checkpoint.every_updates=3",
     "checkpoint.best_metric=gates/random/win_rate",  # no episode ends in 32-decision rollouts
 ]
-
-
-def make_cfg(overrides):
-    with initialize_config_module(config_module="lost_cities.conf", version_base=None):
-        return compose("config", overrides=overrides)
 
 
 class Interrupt(Exception):

@@ -154,14 +154,10 @@ def observation_cost_us(with_obs_rate, without_obs_rate):
 
 def train_throughput(overrides=()):
     """Whole PPO updates of the default training config (network=action), via ``measure_throughput``."""
-    from hydra import compose, initialize_config_module
-
-    import lost_cities.ppo  # noqa: F401  (registers the config schemas)
+    from lost_cities.ppo.config import compose
     from lost_cities.ppo.throughput import measure_throughput
 
-    with initialize_config_module(config_module="lost_cities.conf", version_base=None):
-        cfg = compose(config_name="config", overrides=["logger=none", *overrides])
-    return measure_throughput(cfg)
+    return measure_throughput(compose(["logger=none", *overrides]))
 
 
 def main(argv=None):

@@ -396,6 +396,16 @@ def register_schemas():
             store.store(group=group, name=f"schema_{name}", node=node)
 
 
+def compose(overrides=(), return_hydra_config=False):
+    """The training config with ``overrides``, composed outside an entry point (tests,
+    benchmarks): what ``python -m lost_cities.train <overrides>`` would run."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_module
+
+    with initialize_config_module(config_module="lost_cities.conf", version_base=None):
+        return hydra_compose("config", overrides=list(overrides), return_hydra_config=return_hydra_config)
+
+
 def validate(cfg):
     """Run every schema's value checks (``__post_init__``); raises ValueError with the fix."""
     OmegaConf.to_object(cfg)

@@ -18,7 +18,6 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
-from hydra import compose, initialize_config_module
 
 from lost_cities import agents, bots
 from lost_cities.agents.onnx import OnnxAgent
@@ -45,8 +44,7 @@ def make_trainer(activation, network=("network=mlp",)):
     overrides = ["env=match3", "logger=none", *network, "network.hidden=[64,32]"]
     overrides += [f"network.activation={activation}"]
     overrides += ["ppo.num_envs=2", "ppo.rollout_length=4", "ppo.total_decisions=8", "ppo.minibatches=1"]
-    with initialize_config_module(config_module="lost_cities.conf", version_base=None):
-        return Trainer.from_config(schema.validate(compose("config", overrides=overrides)))
+    return Trainer.from_config(schema.validate(schema.compose(overrides)))
 
 
 def init_params(trainer, seed):
