@@ -72,15 +72,23 @@ def setup(cfg):
     """``(env, policy_a, policy_b, deck_orders, coins, key)`` from an evaluate-style config."""
     for key in ("deals", "batch_size"):
         positive_int(cfg, key)
+    if isinstance(cfg.first_deal, bool) or not isinstance(cfg.first_deal, int) or cfg.first_deal < 0:
+        raise ValueError(f"first_deal={cfg.first_deal!r} must be a whole number >= 0 (a bank index)")
     env = envs.make(cfg.env)
     policy_a = resolve_policy(cfg.agent, env)
     policy_b = resolve_policy(cfg.opponent, env)
-    deck_orders, coins = deal_bank(cfg.deals, cfg.bank)
+    deck_orders, coins = deal_bank(cfg.deals, cfg.bank, cfg.first_deal)
     return env, policy_a, policy_b, deck_orders, coins, jax.random.key(cfg.seed)
 
 
 def settings(cfg):
-    return {"agent": str(cfg.agent), "opponent": str(cfg.opponent), "bank": cfg.bank, "seed": cfg.seed}
+    return {
+        "agent": str(cfg.agent),
+        "opponent": str(cfg.opponent),
+        "bank": cfg.bank,
+        "first_deal": cfg.first_deal,
+        "seed": cfg.seed,
+    }
 
 
 def run(cfg):

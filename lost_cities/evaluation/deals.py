@@ -37,8 +37,10 @@ def _cached_bank(n: int, version: str):
     return deck_orders, coins
 
 
-def deal_bank(n: int, version: str = "v1"):
-    """The first ``n`` deals of bank ``version``: ``(deck_orders int32[n, 3, 60], coins int32[n, 3])``.
+def deal_bank(n: int, version: str = "v1", first: int = 0):
+    """Deals ``first .. first + n - 1`` of bank ``version``: ``(deck_orders int32[n, 3, 60],
+    coins int32[n, 3])``. ``first > 0`` gives a range disjoint from the usual prefix, so an
+    agent can be chosen on one range and its strength claimed on another.
 
     The arrays are read-only (they are cached and shared between callers).
     """
@@ -46,7 +48,10 @@ def deal_bank(n: int, version: str = "v1"):
         raise ValueError(f"unknown deal bank version {version!r}; choose one of {sorted(_SEEDS)}")
     if int(n) < 1:
         raise ValueError(f"a deal bank needs at least one deal, got n={n}")
-    return _cached_bank(int(n), version)
+    if int(first) < 0:
+        raise ValueError(f"the first deal is a bank index >= 0, got first={first}")
+    deck_orders, coins = _cached_bank(int(first) + int(n), version)
+    return deck_orders[first:], coins[first:]
 
 
 def bank_versions():

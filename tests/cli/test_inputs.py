@@ -43,7 +43,15 @@ def test_bad_evaluation_settings_fail_validation(override, message):
 
 
 def evaluate_cfg(**changes):
-    base = {"agent": "random", "opponent": "random", "env": "match3", "deals": 2, "bank": "v1", "seed": 0}
+    base = {
+        "agent": "random",
+        "opponent": "random",
+        "env": "match3",
+        "deals": 2,
+        "bank": "v1",
+        "first_deal": 0,
+    }
+    base["seed"] = 0
     return OmegaConf.create({**base, "batch_size": 2, **changes})
 
 
@@ -55,6 +63,14 @@ def test_evaluate_names_a_bad_count(key, value):
 
     with pytest.raises(ValueError, match=f"{key}={value!r} must be a whole number > 0"):
         setup(evaluate_cfg(**{key: value}))
+
+
+@pytest.mark.parametrize("value", [-1, 2.5, "abc"])
+def test_evaluate_names_a_bad_first_deal(value):
+    from lost_cities.cli.evaluate import setup
+
+    with pytest.raises(ValueError, match=f"first_deal={value!r} must be a whole number >= 0"):
+        setup(evaluate_cfg(first_deal=value))
 
 
 def test_duplicate_evaluate_refuses_batch_size_0_instead_of_using_1():

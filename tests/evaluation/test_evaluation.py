@@ -93,6 +93,18 @@ def test_deal_bank_is_a_reproducible_prefix_of_valid_deals():
         deal_bank(3, version="v0")
 
 
+def test_a_later_range_of_the_bank_is_the_same_deals_as_in_the_prefix():
+    """``first``: deals 30..39 are the prefix's 30..39, so a choice made on one range and a
+    claim made on another use disjoint deals of the one fixed bank."""
+    deck_orders, coins = deal_bank(40)
+    later_orders, later_coins = deal_bank(10, first=30)
+    np.testing.assert_array_equal(later_orders, deck_orders[30:])
+    np.testing.assert_array_equal(later_coins, coins[30:])
+    assert not later_orders.flags.writeable
+    with pytest.raises(ValueError, match="first=-1"):
+        deal_bank(3, first=-1)
+
+
 def test_deal_bank_v1_never_changes():
     """Pinned when v1 was created: if this fails, the generator changed and needs a new version."""
     deck_orders, coins = deal_bank(100, "v1")
