@@ -170,6 +170,7 @@ class PPOConfig:
     vf_coef: float = MISSING
     max_grad_norm: float = MISSING
     anchor_kl: float = MISSING  # weight of KL(warm start || learner); needs init=bc
+    lr_warmup_updates: int = MISSING  # the rate rises linearly from 0 over these first updates
     total_steps: int | None = None  # renamed ppo.total_decisions; set, it is an error naming the new key
 
     def __post_init__(self):
@@ -198,6 +199,12 @@ class PPOConfig:
         _require(self.lr > 0 and self.clip_eps > 0, "ppo.lr and ppo.clip_eps must be > 0")
         _require(self.ent_coef >= 0 and self.vf_coef >= 0, "ppo.ent_coef and ppo.vf_coef must be >= 0")
         _require(self.anchor_kl >= 0, f"ppo.anchor_kl must be >= 0 (got {self.anchor_kl})")
+        updates = self.total_decisions // batch
+        _require(
+            0 <= self.lr_warmup_updates < updates,
+            f"ppo.lr_warmup_updates={self.lr_warmup_updates} must be >= 0 and less than the run's "
+            f"{updates} updates",
+        )
 
 
 ACTIVATIONS = ("relu", "tanh", "gelu")

@@ -38,6 +38,21 @@ def num_updates(ppo):
     return ppo.total_decisions // (ppo.num_envs * ppo.rollout_length)
 
 
+def learning_rate_schedule(ppo):
+    """The rate per SGD step: an optional linear warm-up over ``ppo.lr_warmup_updates``
+    (from a clone, the first policy update is the run's largest: Adam's first steps move
+    every weight by about the full rate), then constant or annealed linearly to 0 at the
+    run's last step."""
+    per_update = ppo.epochs * ppo.minibatches
+    steps = num_updates(ppo) * per_update
+    warmup = ppo.lr_warmup_updates * per_update
+    rest = steps - warmup
+    main = optax.linear_schedule(ppo.lr, 0.0, rest) if ppo.anneal_lr else optax.constant_schedule(ppo.lr)
+    if warmup == 0:
+        return main
+    return optax.join_schedules([optax.linear_schedule(0.0, ppo.lr, warmup), main], [warmup])
+
+
 @dataclass
 class Trainer:
     """Everything a run needs, built from the composed config."""
@@ -64,10 +79,7 @@ class Trainer:
         rollout = Rollout(
             env, network, critic.needs_privileged, reward, opponents, ppo.num_envs, ppo.rollout_length
         )
-        steps = num_updates(ppo) * ppo.epochs * ppo.minibatches
-        schedule = (
-            optax.linear_schedule(ppo.lr, 0.0, steps) if ppo.anneal_lr else optax.constant_schedule(ppo.lr)
-        )
+        schedule = learning_rate_schedule(ppo)
         optimizer = optax.chain(optax.clip_by_global_norm(ppo.max_grad_norm), optax.adam(schedule, eps=1e-5))
         gae_lambda = critic.gae_lambda if ppo.gae_lambda is None else ppo.gae_lambda
         return cls(cfg, env, network, reward, critic, opponents, rollout, optimizer, schedule, gae_lambda)

@@ -12,15 +12,10 @@ import sys
 import jax
 import numpy as np
 import pytest
-from hydra import compose, initialize_config_module
 from omegaconf import OmegaConf
 
 from lost_cities.ppo import config as schema
-
-
-def make_cfg(overrides):
-    with initialize_config_module(config_module="lost_cities.conf", version_base=None):
-        return compose("config", overrides=overrides)
+from lost_cities.ppo.config import compose as make_cfg
 
 
 def test_an_unknown_opponent_is_named_not_the_weights():

@@ -6,11 +6,11 @@ import json
 import jax
 import numpy as np
 import pytest
-from hydra import compose, initialize_config_module
 from omegaconf import open_dict
 
 from lost_cities.cli.train import train
 from lost_cities.imitation.warm_start import PRETRAIN_FILE, clone, load_pretrained, warm_start
+from lost_cities.ppo.config import compose as make_cfg
 from lost_cities.ppo.config import validate
 from lost_cities.ppo.trainer import Trainer
 
@@ -33,11 +33,6 @@ TINY = [
     "checkpoint.every_updates=1",
     "gates=smoke",
 ]
-
-
-def make_cfg(overrides):
-    with initialize_config_module(config_module="lost_cities.conf", version_base=None):
-        return compose("config", overrides=overrides)
 
 
 def test_cloning_learns_the_teachers_moves():

@@ -4,7 +4,6 @@
 import dataclasses
 
 import pytest
-from hydra import compose, initialize_config_module
 from omegaconf import MISSING, OmegaConf
 
 from lost_cities.evaluation.gates import GateConfig, GatesConfig
@@ -31,8 +30,7 @@ def test_the_schema_holds_no_values(node):
 
 
 def compose_group(group, option):
-    with initialize_config_module(config_module="lost_cities.conf", version_base=None):
-        return compose("config", overrides=[f"{group}={option}", "logger=none"])[group]
+    return schema.compose([f"{group}={option}", "logger=none"])[group]
 
 
 @pytest.mark.parametrize(
@@ -44,7 +42,29 @@ def test_every_built_group_names_its_target_in_yaml(group, option):
 
 
 def test_a_yaml_missing_a_value_fails_clearly():
-    with initialize_config_module(config_module="lost_cities.conf", version_base=None):
-        cfg = compose("config", overrides=["reward.scale=???"])  # as a yaml that forgot it
+    cfg = schema.compose(["reward.scale=???"])  # as a yaml that forgot it
     with pytest.raises(Exception, match="reward.scale"):
         schema.validate(cfg)
+
+
+def test_the_learning_rate_warms_up_then_anneals_to_zero():
+    from lost_cities.ppo.trainer import learning_rate_schedule
+
+    cfg = schema.validate(schema.compose(["ppo.lr_warmup_updates=2"]))
+    ppo = cfg.ppo
+    per_update = ppo.epochs * ppo.minibatches
+    steps = ppo.total_decisions // (ppo.num_envs * ppo.rollout_length) * per_update
+    schedule = learning_rate_schedule(ppo)
+    warmup = [float(schedule(i)) for i in range(2 * per_update + 1)]
+    assert warmup[0] == 0.0 and warmup[-1] == pytest.approx(ppo.lr)
+    assert all(a < b for a, b in zip(warmup, warmup[1:]))  # rises every step
+    assert float(schedule(steps)) == pytest.approx(0.0, abs=1e-9)  # still ends at 0
+    plain = learning_rate_schedule(schema.validate(schema.compose()).ppo)
+    assert float(plain(0)) == pytest.approx(ppo.lr)  # no warm-up by default
+    halfway = 2 * per_update + (steps - 2 * per_update) // 2  # the anneal fills the rest of the run
+    assert float(schedule(halfway)) == pytest.approx(ppo.lr / 2, rel=1e-3)
+
+
+def test_a_warmup_as_long_as_the_run_is_refused():
+    with pytest.raises(ValueError, match="ppo.lr_warmup_updates=48 must be >= 0 and less than the run's 48"):
+        schema.validate(schema.compose(["ppo.lr_warmup_updates=48"]))

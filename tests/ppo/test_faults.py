@@ -263,7 +263,6 @@ def test_non_finite_parameters_are_never_saved_loaded_evaluated_or_exported(fini
 
 KILLED_RUN = """
 import os, signal, sys
-from hydra import compose, initialize_config_module
 import jax
 jax.config.update("jax_compilation_cache_dir", sys.argv[2])
 jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
@@ -283,9 +282,8 @@ def save_then_die(self, update, state, meta, best_score=None):
     os.kill(os.getpid(), signal.SIGKILL)
 
 checkpoint.Checkpoints.save = save_then_die
-with initialize_config_module(config_module="lost_cities.conf", version_base=None):
-    cfg = compose("config", overrides=sys.argv[3:])
-train(cfg, sys.argv[1], overrides=[])
+from lost_cities.ppo.config import compose
+train(compose(sys.argv[3:]), sys.argv[1], overrides=[])
 """
 
 
