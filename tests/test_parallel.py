@@ -91,8 +91,13 @@ def _finish(process, what):
 
 
 @pytest.fixture(scope="module")
-def device_runs(tmp_path_factory):
-    """Run dirs of the same run on 1 and on 2 (fake CPU) devices, trained in one subprocess."""
+def device_runs(tmp_path_factory, full):
+    """Run dirs of the same run on 1 and on 2 (fake CPU) devices, trained in one subprocess.
+
+    --full only: the subprocess compiles the run twice (~1-2 min), more than the default
+    suite's 20-minute CI budget has room for; the 1-device path runs in every training test."""
+    if not full:
+        pytest.skip("--full: the same run on 1 and on 2 (fake) devices")
     root = tmp_path_factory.mktemp("devices")
     env = {"XLA_FLAGS": "--xla_force_host_platform_device_count=2", **_compile_cache(root)}
     _finish(_script("devices", root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT), "devices")

@@ -456,7 +456,14 @@ def test_evaluate_plays_an_action_net_onnx(action_run):
     from lost_cities.cli import evaluate
 
     out = action_run[3]
-    cfg = {"agent": str(out), "opponent": "discard_only", "env": "match3", "deals": 3, "bank": "v1"}
+    cfg = {
+        "agent": str(out),
+        "opponent": "discard_only",
+        "env": "match3",
+        "deals": 3,
+        "bank": "v1",
+        "first_deal": 0,
+    }
     results = evaluate.run(OmegaConf.create({**cfg, "seed": 0, "batch_size": 3, "progress": False}))
     assert results["games"] == 6 and results["wins"] + results["draws"] + results["losses"] == 6
     assert results["agent"] == str(out) and results["max_steps_rate"] == 0

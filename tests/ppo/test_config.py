@@ -2,6 +2,7 @@
 ``_target_``; the schema dataclasses hold types, required markers and checks only."""
 
 import dataclasses
+import itertools
 
 import pytest
 from omegaconf import MISSING, OmegaConf
@@ -57,7 +58,7 @@ def test_the_learning_rate_warms_up_then_anneals_to_zero():
     schedule = learning_rate_schedule(ppo)
     warmup = [float(schedule(i)) for i in range(2 * per_update + 1)]
     assert warmup[0] == 0.0 and warmup[-1] == pytest.approx(ppo.lr)
-    assert all(a < b for a, b in zip(warmup, warmup[1:]))  # rises every step
+    assert all(a < b for a, b in itertools.pairwise(warmup))  # rises every step
     assert float(schedule(steps)) == pytest.approx(0.0, abs=1e-9)  # still ends at 0
     plain = learning_rate_schedule(schema.validate(schema.compose()).ppo)
     assert float(plain(0)) == pytest.approx(ppo.lr)  # no warm-up by default
