@@ -60,20 +60,20 @@ def quiet_libraries():
     logging.getLogger("absl").setLevel(logging.WARNING)
 
 
-def positive_int(cfg, key):
-    """``cfg[key]`` as an int > 0, else a ValueError naming the key."""
+def whole_number(cfg, key, minimum=1):
+    """``cfg[key]`` as an int >= ``minimum``, else a ValueError naming the key."""
     value = cfg[key]
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"{key}={value!r} must be a whole number > 0")
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        bound = "> 0" if minimum == 1 else f">= {minimum}"
+        raise ValueError(f"{key}={value!r} must be a whole number {bound}")
     return value
 
 
 def setup(cfg):
     """``(env, policy_a, policy_b, deck_orders, coins, key)`` from an evaluate-style config."""
     for key in ("deals", "batch_size"):
-        positive_int(cfg, key)
-    if isinstance(cfg.first_deal, bool) or not isinstance(cfg.first_deal, int) or cfg.first_deal < 0:
-        raise ValueError(f"first_deal={cfg.first_deal!r} must be a whole number >= 0 (a bank index)")
+        whole_number(cfg, key)
+    whole_number(cfg, "first_deal", minimum=0)  # a bank index
     env = envs.make(cfg.env)
     policy_a = resolve_policy(cfg.agent, env)
     policy_b = resolve_policy(cfg.opponent, env)

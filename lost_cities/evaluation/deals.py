@@ -46,11 +46,12 @@ def deal_bank(n: int, version: str = "v1", first: int = 0):
     """
     if version not in _SEEDS:
         raise ValueError(f"unknown deal bank version {version!r}; choose one of {sorted(_SEEDS)}")
-    if int(n) < 1:
+    n, first = int(n), int(first)
+    if n < 1:
         raise ValueError(f"a deal bank needs at least one deal, got n={n}")
-    if int(first) < 0:
+    if first < 0:
         raise ValueError(f"the first deal is a bank index >= 0, got first={first}")
-    deck_orders, coins = _cached_bank(int(first) + int(n), version)
+    deck_orders, coins = _cached_bank(first + n, version)
     return deck_orders[first:], coins[first:]
 
 

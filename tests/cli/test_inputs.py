@@ -38,15 +38,8 @@ def test_bad_evaluation_settings_fail_validation(override, message):
 
 
 def evaluate_cfg(**changes):
-    base = {
-        "agent": "random",
-        "opponent": "random",
-        "env": "match3",
-        "deals": 2,
-        "bank": "v1",
-        "first_deal": 0,
-    }
-    base["seed"] = 0
+    base = {"agent": "random", "opponent": "random", "env": "match3", "deals": 2, "bank": "v1"}
+    base |= {"first_deal": 0, "seed": 0}
     return OmegaConf.create({**base, "batch_size": 2, **changes})
 
 
