@@ -219,7 +219,9 @@ def prepare_run_dir(cfg, run_dir, overrides=None):
         raise FileNotFoundError(
             f"resume={cfg.resume}: no {CONFIG_FILE} there; pass a run dir of lost_cities.train"
         )
-    saved = OmegaConf.merge(OmegaConf.structured(schema.TrainConfig), OmegaConf.load(run_dir / CONFIG_FILE))
+    saved = OmegaConf.merge(
+        OmegaConf.structured(schema.TrainConfig), with_later_keys(OmegaConf.load(run_dir / CONFIG_FILE))
+    )
     original_path = run_dir / ".hydra" / "overrides.yaml"
     original = list(OmegaConf.load(original_path)) if original_path.exists() else []
     conflicts = resume_conflicts(cfg, saved, overrides, original)
@@ -235,6 +237,26 @@ def prepare_run_dir(cfg, run_dir, overrides=None):
         saved.ppo.total_decisions = cfg.ppo.total_decisions  # extending (or keeping) the budget
     schema.validate(saved)
     return saved, run_dir
+
+
+# Keys added after runs were saved, with the value that keeps such a run's behaviour: a
+# resume of an older run reads them from here (the saved config is not rewritten).
+LATER_KEYS = {
+    "ppo.anchor_kl": 0.0,
+    "ppo.lr_warmup_updates": 0,
+    "init.start": None,  # init=bc only
+}
+
+
+def with_later_keys(saved):
+    """``saved`` (a run's config.yaml) with every :data:`LATER_KEYS` key it lacks."""
+    for dotted, value in LATER_KEYS.items():
+        group, key = dotted.split(".")
+        if dotted == "init.start" and saved.get("init", {}).get("name") != "bc":
+            continue
+        if group in saved and key not in saved[group]:
+            saved[group][key] = value
+    return saved
 
 
 def check_best_metric(cfg):

@@ -3,7 +3,9 @@
 - ``none``: the network's fresh initialisation.
 - ``bc``: behaviour cloning of ``init.teacher`` (:mod:`lost_cities.imitation.bc`), run
   here before PPO, or read from ``init.checkpoint`` (a ``python -m lost_cities.pretrain``
-  run dir). The optimizer state starts afresh, and a league's pool is refilled with the
+  run dir). ``init.start`` (a run dir) gives the parameters cloning starts from: with a
+  search teacher on that same run, the clone is one step of expert iteration. The
+  optimizer state starts afresh, and a league's pool is refilled with the
   cloned parameters (its snapshots are the learner's past, which starts here).
 """
 
@@ -57,9 +59,12 @@ def warm_start(trainer, state, run_dir, progress=True):
     if init_cfg.checkpoint is not None:
         params = load_pretrained(init_cfg.checkpoint, trainer)
     else:
+        start = state.params
+        if init_cfg.start is not None:
+            start = load_pretrained(init_cfg.start, trainer, "init.start")
         key = jax.random.fold_in(jax.random.PRNGKey(trainer.cfg.seed), 1)
         log_path = None if run_dir is None else Path(run_dir) / PRETRAIN_FILE
-        params, _ = clone(trainer, init_cfg, state.params, key, log_path, progress)
+        params, _ = clone(trainer, init_cfg, start, key, log_path, progress)
     league = state.league
     if league is not None:
         league = init_pool(params, trainer.opponents.league[1].pool_size)
@@ -68,8 +73,9 @@ def warm_start(trainer, state, run_dir, progress=True):
     return state.replace(params=params, opt_state=opt_state, league=league, anchor=anchor)
 
 
-def load_pretrained(checkpoint, trainer):
-    """The parameters of a pretrain (or training) run dir, checked against this run's network."""
+def load_pretrained(checkpoint, trainer, key="init.checkpoint"):
+    """The parameters of a pretrain (or training) run dir, checked against this run's network
+    (``key``: the setting that named it, for the error)."""
     from lost_cities.agents.checkpoint import checkpoint_dir
     from lost_cities.ppo.checkpoint import restore_params
 
@@ -78,7 +84,7 @@ def load_pretrained(checkpoint, trainer):
     found = jax.tree.map(lambda x: (tuple(x.shape), str(x.dtype)), params)
     if meta.get("env") != trainer.env.name or found != wanted:
         raise ValueError(
-            f"init.checkpoint={checkpoint}: its network ({meta.get('network')}, env {meta.get('env')}) "
+            f"{key}={checkpoint}: its network ({meta.get('network')}, env {meta.get('env')}) "
             f"does not match this run's ({dict(trainer.cfg.network)}, env {trainer.env.name})"
         )
     return jax.tree.map(jax.numpy.asarray, params)

@@ -249,6 +249,7 @@ class NoInitConfig:
 class BCInitConfig(NoInitConfig):
     teacher: str = MISSING
     checkpoint: str | None = MISSING
+    start: str | None = MISSING
     updates: int = MISSING
     num_envs: int = MISSING
     rollout_length: int = MISSING
@@ -269,6 +270,11 @@ class BCInitConfig(NoInitConfig):
             f"init.minibatches={self.minibatches} must divide init.num_envs*init.rollout_length",
         )
         _require(self.lr > 0, "init.lr must be > 0")
+        _require(
+            self.start is None or self.checkpoint is None,
+            "init.start (the run dir cloning starts from) and init.checkpoint (a finished clone, "
+            "read instead of cloning) exclude each other: set one",
+        )
         _require(
             0 <= self.learner_share
             and 0 <= self.random_share

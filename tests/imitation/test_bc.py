@@ -1,5 +1,6 @@
 """Behaviour cloning: it learns the teacher's moves, and init=bc hands them to PPO
-(inline, or from a pretrain run dir), refusing a checkpoint of another network."""
+(inline, or from a pretrain run dir), refusing a checkpoint of another network; init.start
+clones on top of a run's parameters."""
 
 import json
 
@@ -65,6 +66,23 @@ def test_init_bc_trains_ppo_from_the_clone_and_a_pretrain_dir_restarts_it(tmp_pa
         cfg.init.checkpoint = str(run_dir)
     trainer, state, run_dir2, _ = train(cfg, tmp_path / "from_dir", progress=None)
     assert not (run_dir2 / PRETRAIN_FILE).exists()  # nothing cloned: the parameters were read
+
+    # init.start clones on top of a run's parameters: its first update, scored before it
+    # trains, plays the teacher's moves as well as that run, far better than the fresh net.
+    def first_accuracy(name, overrides):
+        start_cfg = make_cfg([*TINY, "init.updates=1", *overrides])
+        trainer = Trainer.from_config(start_cfg)
+        (tmp_path / name).mkdir()
+        warm_start(trainer, trainer.init(start_cfg.seed), tmp_path / name, progress=False)
+        return json.loads((tmp_path / name / PRETRAIN_FILE).read_text())["bc/accuracy"]
+
+    fresh_accuracy = first_accuracy("fresh", [])
+    started_accuracy = first_accuracy("started", [f"init.start={run_dir}"])
+    assert started_accuracy > fresh_accuracy + 0.2, (fresh_accuracy, started_accuracy, rows[-1])
+    with pytest.raises(ValueError, match="init.start=.* does not match"):
+        first_accuracy("other", [f"init.start={run_dir}", "network.placement_hidden=[8]"])
+    with pytest.raises(Exception, match="exclude each other"):
+        validate(make_cfg([*TINY, f"init.start={run_dir}", f"init.checkpoint={run_dir}"]))
 
 
 def test_anchor_kl_needs_a_clone():

@@ -25,7 +25,7 @@ import pytest
 from omegaconf import OmegaConf
 from tiny_runs import SHARED, Interrupt, StopAfter, make_cfg
 
-from lost_cities.cli.train import NonFiniteError, train
+from lost_cities.cli.train import LATER_KEYS, NonFiniteError, prepare_run_dir, train
 from lost_cities.ppo.checkpoint import CorruptCheckpoint, restore, restore_params, steps, write_digest
 from lost_cities.ppo.run_dir import read_metrics
 from lost_cities.ppo.trainer import Trainer
@@ -394,6 +394,24 @@ def test_a_finished_run_resumes_only_with_a_bigger_budget_which_extends_it(finis
     assert int(state.update) == 4 and OmegaConf.load(run_dir / "config.yaml").ppo.total_decisions == 4096
     assert not (tmp_path / "unused").exists()  # a resume writes only into the run it continues
     assert_unchanged(finished)
+
+
+def test_a_run_saved_before_a_key_existed_resumes_with_the_value_that_keeps_its_behaviour(tmp_path):
+    """Before: a run saved without ppo.lr_warmup_updates (added later) failed to resume
+    on the missing key. Only config.yaml is read here: prepare_run_dir decides it."""
+    cfg = make_cfg([*SHARED, "init=bc"])
+    saved = OmegaConf.to_container(cfg, resolve=True)
+    for dotted in LATER_KEYS:
+        group, key = dotted.split(".")
+        del saved[group][key]
+    run_dir = tmp_path / "old_run"
+    run_dir.mkdir()
+    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(saved))
+    resume = make_cfg([*SHARED, "init=bc", f"resume={run_dir}"])
+    resumed, _ = prepare_run_dir(resume, run_dir, overrides=[f"resume={run_dir}"])
+    for dotted, value in LATER_KEYS.items():
+        assert OmegaConf.select(resumed, dotted) == value == OmegaConf.select(cfg, dotted), dotted
+    assert OmegaConf.load(run_dir / "config.yaml") == OmegaConf.create(saved)  # not rewritten
 
 
 # --- which checkpoint, best metric -------------------------------------------------------
