@@ -271,6 +271,11 @@ class BCInitConfig(NoInitConfig):
         )
         _require(self.lr > 0, "init.lr must be > 0")
         _require(
+            not self.teacher.endswith(":None"),  # `search/fast:${init.start}` with no start
+            f"init.teacher={self.teacher!r} searches on nothing: experiment=expert_iteration needs "
+            "init.start=<the run dir to improve>",
+        )
+        _require(
             self.start is None or self.checkpoint is None,
             "init.start (the run dir cloning starts from) and init.checkpoint (a finished clone, "
             "read instead of cloning) exclude each other: set one",

@@ -120,3 +120,10 @@ def test_anchor_kl_holds_the_learner_near_its_clone(tmp_path, full):
     free, held = anchor_kls(1e-9), anchor_kls(30.0)
     assert free[0] == pytest.approx(held[0], abs=1e-6)  # the same clone, the same first batch
     assert held[-1] < 0.5 * free[-1], (free, held)
+
+
+def test_expert_iteration_clones_the_search_on_the_run_it_starts_from():
+    cfg = validate(make_cfg(["experiment=expert_iteration", "init.start=some/run"]))
+    assert cfg.init.teacher == "search/fast:some/run" and cfg.init.start == "some/run"
+    with pytest.raises(ValueError, match="needs init.start=<the run dir to improve>"):
+        validate(make_cfg(["experiment=expert_iteration"]))
