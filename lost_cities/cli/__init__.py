@@ -5,6 +5,7 @@
 | verb             | config (``pkg://lost_cities.conf``)  | what it does                                |
 | ---------------- | ------------------------------------ | ------------------------------------------- |
 | ``train``        | ``conf/config.yaml`` + groups        | train PPO; run dir with metrics, checkpoints |
+| ``recipe``       | ``conf/cli/recipe.yaml``             | a chain of runs (the strong recipe), resumable |
 | ``evaluate``     | ``conf/cli/evaluate.yaml``           | duplicate evaluation of agent vs opponent    |
 | ``tournament``   | ``conf/cli/tournament.yaml``         | the same, ``a`` vs ``b``, one summary line   |
 | ``carry_probe``  | ``conf/cli/carry_probe.yaml``        | round 3 from injected match carries          |

@@ -1,0 +1,140 @@
+"""The recipe runner (lost_cities/cli/recipe.py): stages run in order, each from the one
+before; a resume skips the finished stages and continues or restarts the interrupted one.
+The stages are tests/cli/fake_stage.py (the real ones take minutes each; what they do is
+tested with their own entry points); what is tested here is the chaining."""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from omegaconf import OmegaConf
+
+from lost_cities.cli import recipe
+
+HERE = Path(__file__).parent
+
+
+def _cfg(**changes):
+    cfg = OmegaConf.load(Path(recipe.__file__).parents[2] / "conf" / "cli" / "recipe.yaml")
+    del cfg["hydra"]
+    cfg.progress = False
+    cfg.gates.opponents = ["heuristic_expert"]
+    cfg.xi_steps = 2
+    return OmegaConf.merge(cfg, changes)
+
+
+@pytest.fixture
+def fake(monkeypatch, tmp_path):
+    """Stages and gates run tests/cli/fake_stage.py; returns a reader of its command log."""
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setenv("FAKE_LOG", str(log))
+    monkeypatch.setenv("PYTHONPATH", str(HERE))
+    monkeypatch.setattr(recipe, "entry_module", lambda entry: "fake_stage")
+    real_run = recipe.subprocess.run
+
+    def run(command, **kwargs):  # the entry the recipe meant, told to the stand-in
+        if command[:3] != [sys.executable, "-m", "fake_stage"]:
+            return real_run(command, **kwargs)  # not the recipe's (matplotlib asks for fonts)
+        return real_run(command, env={**os.environ, "FAKE_ENTRY": _entry_of(command)}, **kwargs)
+
+    monkeypatch.setattr(recipe.subprocess, "run", run)
+    return lambda: [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def _entry_of(command):
+    if any(a.startswith("agent=") for a in command):
+        return "evaluate"
+    return "train" if any(a.startswith(("init.checkpoint=", "resume=")) for a in command) else "pretrain"
+
+
+def test_the_stages_run_in_order_each_from_the_one_before(fake, tmp_path):
+    cfg, recipe_dir = recipe.prepare_recipe_dir(_cfg(), tmp_path / "r", [])
+    rows = recipe.run_recipe(cfg, recipe_dir)
+    assert [r["stage"] for r in rows] == ["clone", "ppo", "xi1", "xi2"]
+    calls = [c for c in fake() if c["entry"] != "evaluate"]
+    assert [c["dir"] for c in calls] == ["clone", "ppo", "xi1", "xi2"]
+    stages = recipe_dir / "stages"
+    assert "init.checkpoint" not in calls[0]["args"] and "init.start" not in calls[0]["args"]
+    assert calls[1]["args"]["init.checkpoint"] == str(stages / "clone")
+    assert calls[1]["args"]["ppo.ent_coef"] == "0.01"
+    assert calls[2]["args"]["init.start"] == str(stages / "ppo")
+    assert calls[3]["args"]["init.start"] == str(stages / "xi1")
+    assert calls[3]["args"]["experiment"] == "expert_iteration"
+    assert {c["args"]["seed"] for c in calls} == {"0"}
+    gates = [c for c in fake() if c["entry"] == "evaluate"]
+    assert [c["args"]["agent"] for c in gates] == [str(stages / s) for s in ("clone", "ppo", "xi1", "xi2")]
+    assert {(c["args"]["deals"], c["args"]["first_deal"]) for c in gates} == {("1000", "10000")}
+    assert rows[-1]["gates"]["heuristic_expert"]["win_rate"] == 0.6
+    assert [
+        json.loads(line)["stage"] for line in (recipe_dir / recipe.STAGES_FILE).read_text().splitlines()
+    ] == ["clone", "ppo", "xi1", "xi2"]
+    assert recipe.plot_recipe(rows, recipe_dir / "curve.png", "t").stat().st_size > 0
+
+
+@pytest.mark.parametrize("dies, entry", [("ppo", "train"), ("xi1", "pretrain")])
+def test_a_resume_continues_where_the_recipe_stopped(fake, monkeypatch, tmp_path, dies, entry):
+    monkeypatch.setenv("FAKE_DIE", dies)
+    cfg, recipe_dir = recipe.prepare_recipe_dir(_cfg(), tmp_path / "r", [])
+    with pytest.raises(recipe.StageFailed, match=f"stage {dies}: {entry} failed .*resume="):
+        recipe.run_recipe(cfg, recipe_dir)
+    finished = [
+        json.loads(line)["stage"] for line in (recipe_dir / recipe.STAGES_FILE).read_text().splitlines()
+    ]
+    assert dies not in finished and finished[-1] == ("clone" if dies == "ppo" else "ppo")
+    before = len(fake())
+    cfg, _ = recipe.prepare_recipe_dir(_cfg(resume=str(recipe_dir)), tmp_path / "unused", ["resume=x"])
+    rows = recipe.run_recipe(cfg, recipe_dir)
+    assert [r["stage"] for r in rows] == ["clone", "ppo", "xi1", "xi2"]
+    again = [c for c in fake()[before:] if c["entry"] != "evaluate"]
+    assert again[0]["dir"] == dies  # nothing finished ran again
+    stage_dir = recipe_dir / "stages" / dies
+    if entry == "train":  # continued from its checkpoint
+        assert again[0]["args"] == {"resume": str(stage_dir), "progress": "false"}
+    else:  # restarted; the partial run kept aside
+        assert "hydra.run.dir" in again[0]["args"]
+        assert (stage_dir.with_name(f"{dies}.interrupted-1") / "config.yaml").exists()
+    row = next(r for r in rows if r["stage"] == dies)
+    assert row["attempts"] == 2
+
+
+def test_a_resume_may_add_steps_and_refuses_other_changes(fake, tmp_path):
+    cfg, recipe_dir = recipe.prepare_recipe_dir(_cfg(), tmp_path / "r", [])
+    recipe.run_recipe(cfg, recipe_dir)
+    with pytest.raises(ValueError, match=r"ignore \['seed'\]"):
+        recipe.prepare_recipe_dir(
+            _cfg(resume=str(recipe_dir), seed=1), tmp_path / "u", ["resume=x", "seed=1"]
+        )
+    cfg, _ = recipe.prepare_recipe_dir(
+        _cfg(resume=str(recipe_dir), xi_steps=3), tmp_path / "u", ["resume=x", "xi_steps=3"]
+    )
+    before = len(fake())
+    rows = recipe.run_recipe(cfg, recipe_dir)
+    assert [r["stage"] for r in rows][-2:] == ["xi2", "xi3"]
+    assert [c["dir"] for c in fake()[before:] if c["entry"] != "evaluate"] == ["xi3"]
+    assert OmegaConf.load(recipe_dir / recipe.RECIPE_CONFIG).xi_steps == 3
+
+
+@pytest.mark.parametrize(
+    "stages, message",
+    [
+        ([{"name": "a", "entry": "evaluate"}], "an entry in"),
+        ([{"name": "a", "entry": "train", "start_key": "init.checkpoint"}], "it is the first"),
+        ([{"name": "a", "entry": "train"}, {"name": "a", "entry": "train"}], "repeated: \\['a'\\]"),
+        ([{"name": "a", "entry": "train", "repeat": -1}], "whole number"),
+    ],
+)
+def test_a_recipe_that_could_not_run_is_refused_before_it_writes(tmp_path, stages, message):
+    cfg = _cfg()
+    cfg.stages = stages
+    with pytest.raises(ValueError, match=message):
+        recipe.prepare_recipe_dir(cfg, tmp_path / "r", [])
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_new_recipe_refuses_a_dir_that_holds_files(tmp_path):
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "x").write_text("")
+    with pytest.raises(FileExistsError, match="resume="):
+        recipe.prepare_recipe_dir(_cfg(), tmp_path / "r", [])
