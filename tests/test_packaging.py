@@ -66,7 +66,18 @@ def test_the_wheel_declares_the_console_scripts(wheel):
     with zipfile.ZipFile(wheel) as archive:
         (entry_points,) = [n for n in archive.namelist() if n.endswith(".dist-info/entry_points.txt")]
         text = archive.read(entry_points).decode()
-    for verb in ("train", "evaluate", "tournament", "carry-probe", "export", "replay", "report", "bench"):
+    for verb in (
+        "train",
+        "pretrain",
+        "recipe",
+        "evaluate",
+        "tournament",
+        "carry-probe",
+        "export",
+        "replay",
+        "report",
+        "bench",
+    ):
         assert f"lost-cities-{verb} = lost_cities.cli." in text
 
 
