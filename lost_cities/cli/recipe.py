@@ -229,7 +229,15 @@ def plot_recipe(rows, path, title):
         ]
         ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=f"vs {opponent}")
     for h, row in zip(hours, rows, strict=True):
-        ax.annotate(row["stage"], (h, 0), textcoords="offset points", xytext=(0, 4), ha="center", fontsize=7)
+        ax.annotate(
+            row["stage"],
+            (h, 0),
+            xycoords=("data", "axes fraction"),
+            textcoords="offset points",
+            xytext=(0, 4),
+            ha="center",
+            fontsize=7,
+        )
     ax.axhline(0.5, color="grey", lw=0.5)
     ax.set(xlabel="hours of the idle machine (stages, cumulative)", ylabel="duplicate win rate", title=title)
     ax.legend()
