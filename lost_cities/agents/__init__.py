@@ -5,7 +5,8 @@
 | ``base``       | ``matching_env`` (the env a saved agent may play: same observation),       |
 |                | ``check_rng`` (a sampled ``act`` needs a key)                              |
 | ``checkpoint`` | ``Agent`` over a training checkpoint (JAX); ``network_logits``,            |
-|                | ``network_policy`` (the greedy policy training gates and evaluation use)  |
+|                | ``network_policy`` (the greedy policy training gates and evaluation use); |
+|                | ``load_exported``: an ``Agent`` over an exported model's policy weights   |
 | ``onnx``       | ``OnnxAgent`` over an exported model (onnxruntime), same interface         |
 
 Both agent kinds import ``base`` only, never each other; :func:`load` picks one by the path.
@@ -14,7 +15,7 @@ Both agent kinds import ``base`` only, never each other; :func:`load` picks one 
 from pathlib import Path
 
 from lost_cities.agents.base import matching_env
-from lost_cities.agents.checkpoint import Agent, load_checkpoint, network_logits, network_policy
+from lost_cities.agents.checkpoint import Agent, load_checkpoint, load_exported, network_logits, network_policy
 
 
 def load(path, env=None, checkpoint="latest"):
@@ -37,4 +38,4 @@ def load(path, env=None, checkpoint="latest"):
     return load_checkpoint(path, env, checkpoint)
 
 
-__all__ = ["Agent", "load", "load_checkpoint", "matching_env", "network_logits", "network_policy"]
+__all__ = ["Agent", "load", "load_checkpoint", "load_exported", "matching_env", "network_logits", "network_policy"]

@@ -6,6 +6,9 @@ and offers ``act(state, player, greedy=True, rng=None) -> int`` and ``policy(env
 rng) -> action`` (greedy, a ``jax.tree_util.Partial`` usable inside jitted evaluation).
 """
 
+import json
+from pathlib import Path
+
 import jax
 
 from lost_cities.envs import make as make_env
@@ -35,3 +38,14 @@ def matching_env(path, meta, env, remedy):
             + remedy.format(trained=meta["env"])
         )
     return env
+
+
+def read_manifest(path):
+    """The manifest written beside an exported model (same stem, ``.json``)."""
+    manifest_path = Path(path).with_suffix(".json")
+    if not manifest_path.exists():
+        raise FileNotFoundError(
+            f"{path}: no manifest {manifest_path} beside the model; export the checkpoint again "
+            "with `python -m lost_cities.export checkpoint=... out=...`, which writes both"
+        )
+    return json.loads(manifest_path.read_text())

@@ -6,7 +6,8 @@ says which checkpoint and update it loaded. The checkpoint is verified (its dige
 parameters; a corrupt newest step falls back to the newest good one, saying so). The
 checkpoint's metadata names the env and the observation version and size; an agent
 asked to play an env whose observation differs fails with a clear message instead of
-feeding the network the wrong features.
+feeding the network the wrong features. ``load_exported`` makes the same agent from an
+exported model's policy weights (the shipped agents in web/public are models, not checkpoints).
 """
 
 import sys
@@ -18,7 +19,7 @@ import jax.numpy as jnp
 from jax.tree_util import Partial
 from omegaconf import OmegaConf
 
-from lost_cities.agents.base import check_rng, matching_env
+from lost_cities.agents.base import check_rng, matching_env, read_manifest
 from lost_cities.ppo.network import build_network, masked_logits
 
 
@@ -115,3 +116,20 @@ def load_checkpoint(path, env=None, checkpoint="latest"):
     critic = hydra.utils.instantiate(OmegaConf.create(meta["critic"]))
     network = build_network(OmegaConf.create(meta["network"]), critic)
     return Agent(env, network, params, meta)
+
+
+def load_exported(path, env=None):
+    """An :class:`Agent` in JAX over an exported model's weights (``.onnx`` plus its manifest,
+    which names the network), so that code that runs a policy inside XLA (search rollouts, a
+    teacher, ``init.start``) can use a shipped agent as fast as a checkpoint; ``agents.load``
+    keeps running a model in onnxruntime, as the web client does. The model holds no critic:
+    the agent's value head is a fresh, untrained one (``meta["critic"]`` is None)."""
+    from lost_cities.export.onnx import read_policy_params
+    from lost_cities.ppo.critic.shared import SharedCritic
+
+    meta = {**read_manifest(path), "critic": None}
+    env = matching_env(path, meta, env, "play it on env {trained}")
+    network = build_network(OmegaConf.create(meta["network"]), SharedCritic(gae_lambda=0.0))
+    template = network.init(jax.random.PRNGKey(0), jnp.zeros((1, env.obs_dim)), jnp.zeros((1, 0)))
+    print(f"loaded {path} (its policy's weights, in JAX)", file=sys.stderr)
+    return Agent(env, network, read_policy_params(path, template), meta)

@@ -10,32 +10,18 @@ does not know is refused. ``agent.policy`` is the same model as a ``policy(env_s
 like a checkpoint.
 """
 
-import json
-from pathlib import Path
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 import onnxruntime as ort
 from jax.tree_util import Partial
 
-from lost_cities.agents.base import check_rng, matching_env
+from lost_cities.agents.base import check_rng, matching_env, read_manifest
 from lost_cities.game.cards import N_ACTIONS
 from lost_cities.obs.actions import AF_VERSION, batched_action_features
 
 # Per manifest ``features``: the input names and the JAX function that computes them from obs.
 FEATURES = {None: ((), None), AF_VERSION: (("placement", "draw"), batched_action_features)}
-
-
-def read_manifest(path):
-    """The manifest written beside an exported model (same stem, ``.json``)."""
-    manifest_path = Path(path).with_suffix(".json")
-    if not manifest_path.exists():
-        raise FileNotFoundError(
-            f"{path}: no manifest {manifest_path} beside the model; export the checkpoint again "
-            "with `python -m lost_cities.export checkpoint=... out=...`, which writes both"
-        )
-    return json.loads(manifest_path.read_text())
 
 
 class OnnxAgent:

@@ -4,7 +4,8 @@
 A stage is exactly the run a user would start by hand: a subprocess of the package's own
 entry point (``python -m lost_cities.<entry>``) with ``hydra.run.dir`` set to
 ``stages/<name>`` of the recipe dir and the previous stage's run dir passed as the
-stage's ``start_key`` override. So a stage's run dir is an ordinary run dir (evaluate,
+stage's ``start_key`` override (the first stage's: ``start``, a run dir or an exported
+model, e.g. a shipped agent to improve). So a stage's run dir is an ordinary run dir (evaluate,
 export, report it), and a crash in one stage loses none of the finished ones. Written
 by hand because Hydra has no pipelines, and a launcher's parallel jobs are not a chain.
 
@@ -64,10 +65,16 @@ def expand_stages(cfg):
             stages.append(Stage(each, entry, tuple(spec.get("overrides", ())), start_key))
     if not stages:
         raise ValueError("the recipe has no stages")
-    if stages[0].start_key is not None:
+    if stages[0].start_key is not None and cfg.start is None:
         raise ValueError(
-            f"stage {stages[0].name} starts from a previous stage ({stages[0].start_key}); it is the first"
+            f"stage {stages[0].name} starts from a previous stage ({stages[0].start_key}); it is the first: "
+            "name what it starts from with start=<run dir or .onnx>"
         )
+    if cfg.start is not None:
+        if stages[0].start_key is None:
+            raise ValueError(f"start={cfg.start}: the first stage ({stages[0].name}) has no start_key to take it")
+        if not Path(cfg.start).exists():
+            raise FileNotFoundError(f"start={cfg.start} does not exist (a run dir or an exported .onnx)")
     names = [s.name for s in stages]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
@@ -186,7 +193,7 @@ def run_recipe(cfg, recipe_dir):
     stages = expand_stages(cfg)
     rows = _rows(recipe_dir / STAGES_FILE)
     done = {row["stage"] for row in rows}
-    previous = None
+    previous = None if cfg.start is None else Path(cfg.start).absolute()
     for stage in stages:
         if stage.name not in done:
             row = run_stage(stage, previous, cfg, recipe_dir)

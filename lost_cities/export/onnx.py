@@ -33,6 +33,8 @@ import hashlib
 import json
 from pathlib import Path
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
@@ -73,6 +75,21 @@ class _Graph:
     def node(self, op, inputs, output, **attributes):
         self.nodes.append(helper.make_node(op, inputs, [output], **attributes))
         return output
+
+
+def layer_name(module_path):
+    """The ONNX name of a policy layer's weights (``<name>_kernel``, ``<name>_bias``) from its
+    flax module path: ``("trunk", "Dense_i")`` is ``trunk<i>_linear``, ``("placement_layers_i",)``
+    ``placement<i+1>_linear``, any other layer its module's name. One mapping for writing the
+    model and for reading its weights back (:func:`read_policy_params`)."""
+    *outer, module = module_path
+    if outer == ["trunk"]:
+        return f"trunk{module.removeprefix('Dense_')}_linear"
+    if not outer and module.startswith("placement_layers_"):
+        return f"placement{int(module.removeprefix('placement_layers_')) + 1}_linear"
+    if outer:
+        raise ValueError(f"no ONNX name for the policy layer {'/'.join(module_path)}")
+    return module
 
 
 def _relu(graph, x, name):
@@ -117,6 +134,32 @@ def _dense_nd(graph, x, layer, name):
     return graph.node("Add", [product, graph.constant(f"{name}_bias", layer["bias"])], name)
 
 
+def read_policy_params(path, template):
+    """``template`` (a network's params, ``{"params": {...}}``) with every policy weight read from
+    the exported model at ``path``: the model's initializers are its trained policy, named by
+    :func:`layer_name`. The critic (``critic``, which the model leaves out) keeps the template's
+    values. A weight the model lacks, or holds in another shape, is an error that names it: the
+    template is not the network the model was exported from (each layer's input is the one
+    before it, so a missing or extra layer shows as such a weight)."""
+    initializers = {init.name: numpy_helper.to_array(init) for init in onnx.load(str(path)).graph.initializer}
+
+    def read(key_path, leaf):
+        names = [key.key for key in key_path]
+        if names[0] != "params" or names[1] == "critic":
+            return leaf
+        name = f"{layer_name(tuple(names[1:-1]))}_{names[-1]}"
+        value = initializers.get(name)
+        if value is None or value.shape != leaf.shape:
+            found = "has no such weight" if value is None else f"has shape {value.shape}"
+            raise ValueError(
+                f"{path}: this network has {name} of shape {tuple(leaf.shape)}, the model {found}: it was "
+                "exported from another network (its manifest's `network` says which)"
+            )
+        return jnp.asarray(value, leaf.dtype)
+
+    return jax.tree_util.tree_map_with_path(read, template)
+
+
 def _shape(graph, name, dims):
     graph.initializers.append(numpy_helper.from_array(np.asarray(dims, np.int64), name))
     return name
@@ -143,7 +186,7 @@ def _trunk(graph, weights, hidden, activation):
     """The observation MLP (``network.MLP``) on ``obs``: the name of its output."""
     x = "obs"
     for i in range(len(hidden)):
-        pre = _dense(graph, x, weights[f"Dense_{i}"], f"trunk{i}_linear")
+        pre = _dense(graph, x, weights[f"Dense_{i}"], layer_name(("trunk", f"Dense_{i}")))
         x = ACTIVATIONS[activation](graph, pre, f"trunk{i}")
     return x
 
@@ -164,7 +207,8 @@ def _action_logits(graph, weights, network_cfg):
     placement_in = _dense_nd(graph, "placement", weights["placement_in"], "placement_in")  # [N, 16, H]
     h = act(graph, graph.node("Add", [placement_in, context_in], "placement0_pre"), "placement0")
     for i in range(len(network_cfg["placement_hidden"]) - 1):
-        pre = _dense_nd(graph, h, weights[f"placement_layers_{i}"], f"placement{i + 1}_linear")
+        module = f"placement_layers_{i}"
+        pre = _dense_nd(graph, h, weights[module], layer_name((module,)))
         h = act(graph, pre, f"placement{i + 1}")
     score = _dense_nd(graph, h, weights["placement_score"], "placement_score")  # [N, 16, 1]
     draw_weights = _dense(graph, context, weights["draw_weights"], "draw_weights")  # [N, 10]

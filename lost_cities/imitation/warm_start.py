@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import jax
+from omegaconf import OmegaConf
 
 from lost_cities.imitation.bc import BehaviourCloning
 from lost_cities.ppo.opponent.league import init_pool
@@ -57,11 +58,11 @@ def warm_start(trainer, state, run_dir, progress=True):
     if init_cfg.name == "none":
         return state
     if init_cfg.checkpoint is not None:
-        params = load_pretrained(init_cfg.checkpoint, trainer)
+        params = load_pretrained(init_cfg.checkpoint, trainer, template=state.params)
     else:
         start = state.params
         if init_cfg.start is not None:
-            start = load_pretrained(init_cfg.start, trainer, "init.start")
+            start = load_pretrained(init_cfg.start, trainer, "init.start", template=state.params)
         key = jax.random.fold_in(jax.random.PRNGKey(trainer.cfg.seed), 1)
         log_path = None if run_dir is None else Path(run_dir) / PRETRAIN_FILE
         params, _ = clone(trainer, init_cfg, start, key, log_path, progress)
@@ -73,12 +74,16 @@ def warm_start(trainer, state, run_dir, progress=True):
     return state.replace(params=params, opt_state=opt_state, league=league, anchor=anchor)
 
 
-def load_pretrained(checkpoint, trainer, key="init.checkpoint"):
+def load_pretrained(checkpoint, trainer, key="init.checkpoint", template=None):
     """The parameters of a pretrain (or training) run dir, checked against this run's network
-    (``key``: the setting that named it, for the error)."""
+    (``key``: the setting that named it, for the error). An exported model (``.onnx``, e.g. a
+    shipped agent) gives its policy's weights, the critic's coming from ``template`` (this
+    run's fresh parameters; the model has no critic)."""
     from lost_cities.agents.checkpoint import checkpoint_dir
     from lost_cities.ppo.checkpoint import restore_params
 
+    if Path(checkpoint).suffix == ".onnx":
+        return _exported_params(checkpoint, trainer, key, template)
     params, meta = restore_params(checkpoint_dir(checkpoint))
     wanted = jax.tree.map(lambda x: (x.shape, str(x.dtype)), trainer.init_params())
     found = jax.tree.map(lambda x: (tuple(x.shape), str(x.dtype)), params)
@@ -88,3 +93,19 @@ def load_pretrained(checkpoint, trainer, key="init.checkpoint"):
             f"does not match this run's ({dict(trainer.cfg.network)}, env {trainer.env.name})"
         )
     return jax.tree.map(jax.numpy.asarray, params)
+
+
+def _exported_params(model, trainer, key, template):
+    from lost_cities.agents.base import read_manifest
+    from lost_cities.export.onnx import read_policy_params
+
+    if not Path(model).is_file():
+        raise FileNotFoundError(f"{key}={model}: no such model file")
+    meta = read_manifest(model)
+    wanted = {k: v for k, v in OmegaConf.to_container(trainer.cfg.network, resolve=True).items()}
+    if meta.get("env") != trainer.env.name or meta.get("network") != wanted:
+        raise ValueError(
+            f"{key}={model}: its network ({meta.get('network')}, env {meta.get('env')}) "
+            f"does not match this run's ({wanted}, env {trainer.env.name})"
+        )
+    return read_policy_params(model, trainer.init_params() if template is None else template)

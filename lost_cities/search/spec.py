@@ -3,8 +3,10 @@
 ``<base>`` is anything the policy resolver accepts (a bot name, a checkpoint dir, an
 ``.onnx`` file); ``<preset>`` names ``conf/search/<preset>.yaml`` (default: ``default``).
 Candidates are ranked by the base's own scores where it has them (the heuristic bots'
-action values, a checkpoint's logits) and by the expert's action values otherwise (an
-``.onnx`` base, the other bots), unless the preset names a ``proposer``. The preset's
+action values, a network's logits) and by the expert's action values otherwise (the other
+bots), unless the preset names a ``proposer``. An ``.onnx`` base (an exported network, e.g.
+a shipped agent of web/public) runs as its JAX network (``agents.load_exported``), so its
+rollouts cost what a checkpoint's do. The preset's
 ``rollout`` (a policy spec) plays the rollouts in the base's place, and its ``leaf`` (a
 checkpoint dir) values the rollouts cut at ``depth`` by that checkpoint's critic.
 """
@@ -39,21 +41,27 @@ def parse(spec):
     return preset, base
 
 
-def _scores(base, env, proposer=None):
+def _base(base, env, proposer=None):
+    """``(policy, scores)`` of the search's base: a network (a checkpoint, or an exported
+    model run as its JAX network) plays and ranks by its logits, a bot by its action values
+    where it has them; the expert's values rank for the rest (``proposer``: a bot's instead)."""
+    from lost_cities import agents
+    from lost_cities.evaluation.policies import resolve_policy
+
+    agent, path = None, Path(base).expanduser()
+    if path.suffix == ".onnx" and path.is_file():
+        agent = agents.load_exported(path)
+    elif path.is_dir():
+        agent = agents.load(path)
+    network_here = agent is not None and agent.env.name == env.name
+    policy = agent.policy if network_here else resolve_policy(base, env)
     if proposer is not None:
         if proposer not in BOT_SCORES:
             raise ValueError(f"unknown search proposer {proposer!r}; choose one of {sorted(BOT_SCORES)}")
-        return BOT_SCORES[proposer]
+        return policy, BOT_SCORES[proposer]
     if base in BOT_SCORES:
-        return BOT_SCORES[base]
-    path = Path(base).expanduser()
-    if path.exists() and path.suffix != ".onnx":
-        from lost_cities import agents
-
-        agent = agents.load(path)
-        if agent.env.name == env.name:
-            return logit_scores(agent)
-    return expert_scores
+        return policy, BOT_SCORES[base]
+    return policy, logit_scores(agent) if network_here else expert_scores
 
 
 def resolve_search(spec, env, directory=None, **overrides):
@@ -68,7 +76,7 @@ def resolve_search(spec, env, directory=None, **overrides):
     print(f"{spec}: {cfg.describe()}")
     rollout = None if cfg.rollout is None else resolve_policy(cfg.rollout, env)
     leaf = None if cfg.leaf is None else _leaf(cfg.leaf, env)
-    return search_policy(resolve_policy(base, env), _scores(base, env, cfg.proposer), cfg, rollout, leaf)
+    return search_policy(*_base(base, env, cfg.proposer), cfg, rollout, leaf)
 
 
 def _leaf(path, env):

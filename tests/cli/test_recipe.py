@@ -138,3 +138,25 @@ def test_a_new_recipe_refuses_a_dir_that_holds_files(tmp_path):
     (tmp_path / "r" / "x").write_text("")
     with pytest.raises(FileExistsError, match="resume="):
         recipe.prepare_recipe_dir(_cfg(), tmp_path / "r", [])
+
+
+def test_a_recipe_can_start_from_a_given_run_or_model(fake, tmp_path):
+    """``start=``: the first stage's ``start_key`` gets it (here: expert-iteration steps on a
+    shipped model); a first stage with nothing to take it, or a start that is not there, is
+    refused before anything is written."""
+    model = tmp_path / "agent.onnx"
+    model.write_bytes(b"")
+    steps = [{"name": "xi", "entry": "pretrain", "start_key": "init.start", "repeat": 2, "overrides": []}]
+    cfg, recipe_dir = recipe.prepare_recipe_dir(_cfg(start=str(model), stages=steps), tmp_path / "r", [])
+    recipe.run_recipe(cfg, recipe_dir)
+    calls = [c for c in fake() if c["entry"] != "evaluate"]
+    assert [c["dir"] for c in calls] == ["xi1", "xi2"]
+    assert calls[0]["args"]["init.start"] == str(model)
+    assert calls[1]["args"]["init.start"] == str(recipe_dir / "stages" / "xi1")
+    with pytest.raises(ValueError, match="start=.*the first stage \\(clone\\) has no start_key"):
+        recipe.prepare_recipe_dir(_cfg(start=str(model)), tmp_path / "r2", [])
+    with pytest.raises(ValueError, match="stage xi1 starts from a previous stage .*name what it starts from"):
+        recipe.prepare_recipe_dir(_cfg(stages=steps), tmp_path / "r3", [])
+    with pytest.raises(FileNotFoundError, match="start=.*nothing.onnx does not exist"):
+        recipe.prepare_recipe_dir(_cfg(start=str(tmp_path / "nothing.onnx"), stages=steps), tmp_path / "r4", [])
+    assert not any((tmp_path / name).exists() for name in ("r2", "r3", "r4"))

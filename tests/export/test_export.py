@@ -475,3 +475,78 @@ def test_unknown_features_are_refused(action_run, tmp_path):
     (tmp_path / "m.json").write_text(json.dumps({**json.loads(manifest_path.read_text()), "features": "af9"}))
     with pytest.raises(ValueError, match="input features 'af9'; this agent computes af1"):
         agents.load(tmp_path / "m.onnx")
+
+
+def _policy_leaves(params):
+    """``{path: array}`` of every weight but the critic's."""
+    flat = jax.tree_util.tree_flatten_with_path(params)[0]
+    return {jax.tree_util.keystr(path): np.asarray(leaf) for path, leaf in flat if "critic" not in str(path)}
+
+
+@pytest.mark.parametrize("run", ["relu_run", "action_run"])
+def test_policy_weights_read_back_from_the_model(run, request):
+    """``read_policy_params`` inverts the export: every policy weight of the checkpoint comes
+    back exactly, and the critic (which the model leaves out) is the template's."""
+    from lost_cities.export.onnx import read_policy_params
+
+    _, trainer, params, out, _ = request.getfixturevalue(run)
+    template = init_params(trainer, 1)
+    read = read_policy_params(out, template)
+    expected, got = _policy_leaves(params), _policy_leaves(read)
+    assert expected.keys() == got.keys() and len(got) >= 4
+    for name, value in expected.items():
+        np.testing.assert_array_equal(got[name], value, err_msg=name)
+    critic = jax.tree_util.tree_leaves(read["params"]["critic"])
+    assert critic and all(
+        np.array_equal(a, b) for a, b in zip(critic, jax.tree_util.tree_leaves(template["params"]["critic"]))
+    )
+
+
+def test_weights_of_another_network_are_refused(relu_run, action_run):
+    """A template of another network than the model's: the missing or extra layer is named."""
+    from lost_cities.export.onnx import read_policy_params
+
+    mlp_out, action_out, action_trainer = relu_run[3], action_run[3], action_run[1]
+    with pytest.raises(ValueError, match=r"context_in_bias of shape \(32,\), the model has no such weight"):
+        read_policy_params(mlp_out, init_params(action_trainer, 0))
+    one_layer = make_trainer("relu", [*ACTION_NETWORK, "network.placement_hidden=[32]"])  # the model: [32, 16]
+    with pytest.raises(ValueError, match=r"placement_score_kernel of shape \(32, 1\), the model has shape \(16, 1\)"):
+        read_policy_params(action_out, init_params(one_layer, 0))
+
+
+def test_exported_agent_runs_in_jax_like_the_checkpoint(action_run, expert_positions):
+    """``agents.load_exported``: the model's weights as a JAX agent pick the checkpoint agent's
+    moves; as a search base its logits rank the candidates, as a checkpoint's do."""
+    from lost_cities.search.spec import _base
+
+    run_dir, _, _, out, _ = action_run
+    states, _, _ = expert_positions
+    exported, checkpoint = agents.load_exported(out), agents.load(run_dir)
+    assert exported.meta["critic"] is None and exported.env.name == "match3"
+    batch = jax.tree_util.tree_map(lambda x: x[:: max(1, len(states.done) // 24)], states)
+    keys = jax.random.split(jax.random.PRNGKey(0), len(batch.done))
+    play = jax.jit(jax.vmap(lambda policy, s, k: policy(s, k), in_axes=(None, 0, 0)))
+    assert np.asarray(play(exported.policy, batch, keys)).tolist() == np.asarray(
+        play(checkpoint.policy, batch, keys)
+    ).tolist()
+    (_, exported_scores), (_, checkpoint_scores) = _base(str(out), exported.env), _base(str(run_dir), exported.env)
+    scores = jax.jit(jax.vmap(lambda f, s: f(s), in_axes=(None, 0)))
+    np.testing.assert_allclose(scores(exported_scores, batch), scores(checkpoint_scores, batch), atol=1e-5)
+
+
+def test_a_run_starts_from_an_exported_model(action_run):
+    """``init.start`` / ``init.checkpoint`` = an ``.onnx``: its policy's weights, this run's
+    fresh critic; a run of another network is refused before any weight is read."""
+    from lost_cities.imitation.warm_start import load_pretrained
+
+    _, trainer, params, out, _ = action_run
+    template = init_params(trainer, 2)
+    read = load_pretrained(out, trainer, "init.start", template=template)
+    assert _policy_leaves(read).keys() == _policy_leaves(params).keys()
+    for name, value in _policy_leaves(params).items():
+        np.testing.assert_array_equal(_policy_leaves(read)[name], value, err_msg=name)
+    other = make_trainer("relu", [*ACTION_NETWORK, "network.placement_hidden=[32]"])
+    with pytest.raises(ValueError, match=r"init.start=.*policy.onnx: its network .* does not match this run's"):
+        load_pretrained(out, other, "init.start")
+    with pytest.raises(FileNotFoundError, match="init.checkpoint=.*nothing.onnx: no such model file"):
+        load_pretrained(out.parent / "nothing.onnx", trainer)
