@@ -15,7 +15,13 @@ Both agent kinds import ``base`` only, never each other; :func:`load` picks one 
 from pathlib import Path
 
 from lost_cities.agents.base import matching_env
-from lost_cities.agents.checkpoint import Agent, load_checkpoint, load_exported, network_logits, network_policy
+from lost_cities.agents.checkpoint import (
+    Agent,
+    load_checkpoint,
+    load_exported,
+    network_logits,
+    network_policy,
+)
 
 
 def load(path, env=None, checkpoint="latest"):
@@ -38,4 +44,12 @@ def load(path, env=None, checkpoint="latest"):
     return load_checkpoint(path, env, checkpoint)
 
 
-__all__ = ["Agent", "load", "load_checkpoint", "load_exported", "matching_env", "network_logits", "network_policy"]
+__all__ = [
+    "Agent",
+    "load",
+    "load_checkpoint",
+    "load_exported",
+    "matching_env",
+    "network_logits",
+    "network_policy",
+]

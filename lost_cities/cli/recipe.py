@@ -72,7 +72,9 @@ def expand_stages(cfg):
         )
     if cfg.start is not None:
         if stages[0].start_key is None:
-            raise ValueError(f"start={cfg.start}: the first stage ({stages[0].name}) has no start_key to take it")
+            raise ValueError(
+                f"start={cfg.start}: the first stage ({stages[0].name}) has no start_key to take it"
+            )
         if not Path(cfg.start).exists():
             raise FileNotFoundError(f"start={cfg.start} does not exist (a run dir or an exported .onnx)")
     names = [s.name for s in stages]

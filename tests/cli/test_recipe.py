@@ -158,5 +158,7 @@ def test_a_recipe_can_start_from_a_given_run_or_model(fake, tmp_path):
     with pytest.raises(ValueError, match="stage xi1 starts from a previous stage .*name what it starts from"):
         recipe.prepare_recipe_dir(_cfg(stages=steps), tmp_path / "r3", [])
     with pytest.raises(FileNotFoundError, match="start=.*nothing.onnx does not exist"):
-        recipe.prepare_recipe_dir(_cfg(start=str(tmp_path / "nothing.onnx"), stages=steps), tmp_path / "r4", [])
+        recipe.prepare_recipe_dir(
+            _cfg(start=str(tmp_path / "nothing.onnx"), stages=steps), tmp_path / "r4", []
+        )
     assert not any((tmp_path / name).exists() for name in ("r2", "r3", "r4"))

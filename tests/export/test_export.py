@@ -496,21 +496,21 @@ def test_policy_weights_read_back_from_the_model(run, request):
     assert expected.keys() == got.keys() and len(got) >= 4
     for name, value in expected.items():
         np.testing.assert_array_equal(got[name], value, err_msg=name)
-    critic = jax.tree_util.tree_leaves(read["params"]["critic"])
-    assert critic and all(
-        np.array_equal(a, b) for a, b in zip(critic, jax.tree_util.tree_leaves(template["params"]["critic"]))
-    )
+    critic, fresh = (jax.tree_util.tree_leaves(p["params"]["critic"]) for p in (read, template))
+    assert critic and all(np.array_equal(a, b) for a, b in zip(critic, fresh, strict=True))
 
 
 def test_weights_of_another_network_are_refused(relu_run, action_run):
-    """A template of another network than the model's: the missing or extra layer is named."""
+    """A template of another network than the model's: the weight that differs is named."""
     from lost_cities.export.onnx import read_policy_params
 
     mlp_out, action_out, action_trainer = relu_run[3], action_run[3], action_run[1]
     with pytest.raises(ValueError, match=r"context_in_bias of shape \(32,\), the model has no such weight"):
         read_policy_params(mlp_out, init_params(action_trainer, 0))
-    one_layer = make_trainer("relu", [*ACTION_NETWORK, "network.placement_hidden=[32]"])  # the model: [32, 16]
-    with pytest.raises(ValueError, match=r"placement_score_kernel of shape \(32, 1\), the model has shape \(16, 1\)"):
+    one_layer = make_trainer("relu", [*ACTION_NETWORK, "network.placement_hidden=[32]"])  # model: [32, 16]
+    with pytest.raises(
+        ValueError, match=r"placement_score_kernel of shape \(32, 1\), the model has shape \(16, 1\)"
+    ):
         read_policy_params(action_out, init_params(one_layer, 0))
 
 
@@ -526,10 +526,14 @@ def test_exported_agent_runs_in_jax_like_the_checkpoint(action_run, expert_posit
     batch = jax.tree_util.tree_map(lambda x: x[:: max(1, len(states.done) // 24)], states)
     keys = jax.random.split(jax.random.PRNGKey(0), len(batch.done))
     play = jax.jit(jax.vmap(lambda policy, s, k: policy(s, k), in_axes=(None, 0, 0)))
-    assert np.asarray(play(exported.policy, batch, keys)).tolist() == np.asarray(
-        play(checkpoint.policy, batch, keys)
-    ).tolist()
-    (_, exported_scores), (_, checkpoint_scores) = _base(str(out), exported.env), _base(str(run_dir), exported.env)
+    assert (
+        np.asarray(play(exported.policy, batch, keys)).tolist()
+        == np.asarray(play(checkpoint.policy, batch, keys)).tolist()
+    )
+    (_, exported_scores), (_, checkpoint_scores) = (
+        _base(str(out), exported.env),
+        _base(str(run_dir), exported.env),
+    )
     scores = jax.jit(jax.vmap(lambda f, s: f(s), in_axes=(None, 0)))
     np.testing.assert_allclose(scores(exported_scores, batch), scores(checkpoint_scores, batch), atol=1e-5)
 
@@ -546,7 +550,9 @@ def test_a_run_starts_from_an_exported_model(action_run):
     for name, value in _policy_leaves(params).items():
         np.testing.assert_array_equal(_policy_leaves(read)[name], value, err_msg=name)
     other = make_trainer("relu", [*ACTION_NETWORK, "network.placement_hidden=[32]"])
-    with pytest.raises(ValueError, match=r"init.start=.*policy.onnx: its network .* does not match this run's"):
+    with pytest.raises(
+        ValueError, match=r"init.start=.*policy.onnx: its network .* does not match this run's"
+    ):
         load_pretrained(out, other, "init.start")
     with pytest.raises(FileNotFoundError, match="init.checkpoint=.*nothing.onnx: no such model file"):
         load_pretrained(out.parent / "nothing.onnx", trainer)
