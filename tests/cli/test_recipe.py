@@ -162,3 +162,21 @@ def test_a_recipe_can_start_from_a_given_run_or_model(fake, tmp_path):
             _cfg(start=str(tmp_path / "nothing.onnx"), stages=steps), tmp_path / "r4", []
         )
     assert not any((tmp_path / name).exists() for name in ("r2", "r3", "r4"))
+
+
+def test_the_continue_preset_steps_on_a_given_agent(tmp_path):
+    """``--config-name recipe_continue``: ``xi_steps`` expert-iteration stages, the first from
+    ``start`` (required: a recipe without it says so)."""
+    from hydra import compose, initialize_config_module
+
+    with initialize_config_module("lost_cities.conf.cli", version_base=None):
+        cfg = compose("recipe_continue", [f"start={tmp_path}", "xi_steps=2"])
+        missing = compose("recipe_continue")
+    stages = recipe.expand_stages(cfg)
+    assert [(s.name, s.entry, s.start_key) for s in stages] == [
+        ("xi1", "pretrain", "init.start"),
+        ("xi2", "pretrain", "init.start"),
+    ]
+    assert all(s.overrides == ("experiment=expert_iteration",) for s in stages)
+    with pytest.raises(ValueError, match="stage xi1 starts from a previous stage .*start=<run dir or .onnx>"):
+        recipe.expand_stages(missing)
