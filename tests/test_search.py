@@ -242,19 +242,22 @@ def invariance_positions(match_states):
     return states, permuted
 
 
-@pytest.mark.parametrize("variant", ["plain", "confirm", "critic_leaf"])
+@pytest.mark.parametrize("variant", ["plain", "inference", "confirm", "critic_leaf"])
 def test_search_decision_does_not_change_when_the_hidden_cards_are_permuted(
     invariance_positions, variant, full
 ):
-    """Also (``--full``: one more compile each, kept out of the CI budget) with a critic
-    (which reads the privileged observation) valuing rollouts cut at a depth: it reads
-    the sampled world's cards only; and with the confirmation worlds."""
+    """Also with worlds kept by the opponent's last move (they rebuild its previous decision
+    from public facts only); and (``--full``: one more compile each, kept out of the CI
+    budget) with a critic (which reads the privileged observation) valuing rollouts cut at a
+    depth: it reads the sampled world's cards only; and with the confirmation worlds."""
     from lost_cities.search.leaf import critic_leaf
 
-    if variant != "plain" and not full:
+    if variant in ("confirm", "critic_leaf") and not full:
         pytest.skip(f"the {variant} variant runs with --full")
 
     cfg, leaf = INVARIANCE_CFG, None
+    if variant == "inference":
+        cfg = dataclasses.replace(cfg, inference_pool=3)
     if variant == "confirm":
         cfg = dataclasses.replace(cfg, worlds=3, confirm_worlds=3)
     if variant == "critic_leaf":
@@ -272,14 +275,96 @@ def test_search_decision_does_not_change_when_the_hidden_cards_are_permuted(
 
 def test_the_invariance_check_catches_a_search_that_reads_the_true_cards(invariance_positions, monkeypatch):
     """The same check on a cheating search (rollouts in the true world) fails: the test has power."""
-    from lost_cities.search import agent
+    from lost_cities.search import inference
 
-    monkeypatch.setattr(agent, "determinize", lambda rng, state: state)
+    monkeypatch.setattr(inference, "determinize", lambda rng, state: state)
     states, permuted = invariance_positions
     key = jax.random.PRNGKey(11)
     _, info = _decide(INVARIANCE_CFG, states, key)
     _, info_p = _decide(INVARIANCE_CFG, permuted, key)
     assert (np.asarray(info_p["values"]) != np.asarray(info["values"])).any(axis=(1, 2)).mean() > 0.5
+
+
+# ---- inference from the opponent's last move ----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def expert_plies():
+    """``(before, action, by_expert, after)`` of every move of 8 matches that did not end a
+    round (so ``after`` holds it as its round's last move): heuristic_expert's moves, and a
+    third uniform random ones (which draw from the discard piles, as the expert rarely does)."""
+
+    def one_ply(states, key):
+        move_key, coin_key = jax.random.split(key)
+        masks = jax.vmap(match_legal_action_mask)(states)
+        random_moves = jax.vmap(uniform_legal_action)(jax.random.split(move_key, 8), masks)
+        by_expert = jax.random.bernoulli(coin_key, 2 / 3, (8,))
+        moves = jnp.where(by_expert, jax.vmap(EXPERT)(states, jax.random.split(key, 8)), random_moves)
+        after, _, _ = jax.vmap(match_step)(states, moves)
+        return after, (states, moves, by_expert, after)
+
+    states = jax.vmap(match_reset)(jax.random.split(jax.random.PRNGKey(3), 8))
+    _, record = jax.jit(lambda s: jax.lax.scan(one_ply, s, jax.random.split(jax.random.PRNGKey(4), 130)))(
+        states
+    )
+    before, moves, by_expert, after = jax.tree.map(lambda x: x.reshape((-1,) + x.shape[2:]), record)
+    same_round = (np.asarray(after.round_idx) == np.asarray(before.round_idx)) & ~np.asarray(after.round.done)
+    keep = np.flatnonzero(same_round & ~np.asarray(before.round.done))
+    return _take(before, keep), np.asarray(moves)[keep], np.asarray(by_expert)[keep], _take(after, keep)
+
+
+def test_the_rebuilt_decision_is_the_state_the_move_was_made_in(expert_plies):
+    """``previous_decision`` undoes a move exactly, given the card drawn from the deck (in
+    a world it is one of the opponent's unknown cards): every field but the ``last_*`` of
+    the move before, and whether the placed card was known to the other seat (the state
+    does not say; it does not change the mover's choice)."""
+    from lost_cities.search.inference import previous_decision
+
+    before, moves, by_expert, after = expert_plies
+    assert len(moves) > 500 and (np.asarray(after.round.last_drawn) >= 0).sum() >= 50  # pile draws too
+    deck_card = jnp.argmax(before.round.loc == before.round.deck_ptr[:, None], axis=1)
+    rebuilt = jax.jit(jax.vmap(previous_decision))(after.round, deck_card)
+    mover = np.asarray(before.round.to_move)[:, None]
+    known_as_hand = lambda loc: np.where(loc == LOC_KNOWN + mover, LOC_HAND + mover, loc)  # noqa: E731
+    np.testing.assert_array_equal(
+        known_as_hand(np.asarray(rebuilt.loc)), known_as_hand(np.asarray(before.round.loc))
+    )
+    for field in (
+        "hands",
+        "pile_size",
+        "exp_top",
+        "exp_sum",
+        "exp_handshakes",
+        "exp_count",
+        "deck_ptr",
+        "plies",
+        "to_move",
+        "done",
+    ):
+        np.testing.assert_array_equal(getattr(rebuilt, field), getattr(before.round, field), err_msg=field)
+    replay = jax.jit(jax.vmap(EXPERT))(
+        before.replace(round=rebuilt), jax.random.split(jax.random.PRNGKey(0), len(moves))
+    )
+    np.testing.assert_array_equal(replay[by_expert], moves[by_expert])  # the expert's moves: made again there
+
+
+def test_worlds_kept_by_inference_explain_the_last_move_more_often(expert_plies):
+    """After the expert's moves, with the expert as the model: a uniform world explains the
+    last move only sometimes; the worlds kept from a pool of 4x explain it far more often."""
+    from lost_cities.search.inference import explains_last_move, sample_worlds
+
+    _, _, by_expert, after = expert_plies
+    states = _take(after, np.flatnonzero(by_expert)[::5])
+
+    def rate(state, key, pool):
+        worlds = sample_worlds(key, state, 8, pool, EXPERT)
+        keys = jax.random.split(jax.random.fold_in(key, 1), 8)
+        return jnp.mean(jax.vmap(explains_last_move, in_axes=(0, None, 0))(worlds, EXPERT, keys))
+
+    keys = jax.random.split(jax.random.PRNGKey(5), len(states.round_idx))
+    uniform = np.asarray(jax.jit(jax.vmap(lambda s, k: rate(s, k, 1)))(states, keys))
+    kept = np.asarray(jax.jit(jax.vmap(lambda s, k: rate(s, k, 4)))(states, keys))
+    assert uniform.mean() < 0.8 and kept.mean() > uniform.mean() + 0.1
 
 
 # ---- parts --------------------------------------------------------------------------------------------

@@ -60,6 +60,7 @@ LOC_KNOWN = 66  # in seat p's hand, drawn from a discard pile, so known to the o
 LOC_EXPEDITION = 68
 LOC_PILE = 70  # plus the card's depth in its pile: 70..81
 
+NO_MOVE = np.int8(-1)  # a State's last_* before the round's first move
 SEATS = jnp.arange(2, dtype=jnp.int32)
 COLOURS = jnp.arange(N_COLOURS, dtype=jnp.int8)
 HAND_INDEX = jnp.arange(HAND_SIZE, dtype=jnp.int8)
@@ -78,6 +79,11 @@ class State:
     plies: jax.Array  # int32, placements made this round
     to_move: jax.Array  # int32 seat to move
     done: jax.Array  # bool
+    # The last move of this round, as both seats saw it (-1 before the round's first move):
+    # what search needs to weigh its sampled worlds by the opponent's play (search/inference.py).
+    last_action: jax.Array = NO_MOVE  # int8, the action id
+    last_card: jax.Array = NO_MOVE  # int8, the card it played or discarded
+    last_drawn: jax.Array = NO_MOVE  # int8, the card it took from a discard pile (-1: it drew from the deck)
 
 
 def pile_top_code(pile_size):
@@ -132,6 +138,9 @@ def reset_from_positions(positions, first_player=0):
         plies=jnp.zeros(batch, jnp.int32),
         to_move=jnp.broadcast_to(jnp.asarray(first_player, jnp.int32), batch),
         done=jnp.zeros(batch, bool),
+        last_action=jnp.full(batch, NO_MOVE, jnp.int8),
+        last_card=jnp.full(batch, NO_MOVE, jnp.int8),
+        last_drawn=jnp.full(batch, NO_MOVE, jnp.int8),
     )
 
 
@@ -372,6 +381,9 @@ def step(state, action):
         plies=plies,
         to_move=jnp.where(live, 1 - player, player),
         done=state.done | ended,
+        last_action=jnp.where(live, jnp.asarray(action).astype(jnp.int8), state.last_action),
+        last_card=jnp.where(live, card, state.last_card),
+        last_drawn=jnp.where(live, jnp.where(from_deck, NO_MOVE, new_card), state.last_drawn),
     )
     reward = jnp.where(ended, score(next_state), 0.0).astype(jnp.float32)
     return next_state, reward, next_state.done

@@ -5,7 +5,9 @@ Per decision, for the seat to move:
 1. the base policy's move ``b`` and its scores give the candidates: ``b`` and the next
    best ``candidates - 1`` legal actions (:mod:`lost_cities.search.candidates`);
 2. ``worlds`` worlds are sampled from the mover's information set
-   (:mod:`lost_cities.search.determinize`);
+   (:mod:`lost_cities.search.determinize`), with ``inference_pool`` > 1 preferring those
+   in which the base policy, as the opponent's model, plays the opponent's last move
+   (:mod:`lost_cities.search.inference`);
 3. every candidate is scored in every world by a base-policy rollout for both seats
    (:mod:`lost_cities.search.rollout`), the same worlds and keys for all candidates;
 4. gate: the candidate ``c`` of best mean value replaces ``b`` only when its mean paired
@@ -26,7 +28,7 @@ from jax.tree_util import Partial
 
 from lost_cities.search.candidates import legal_mask_of, top_candidates
 from lost_cities.search.config import SearchConfig
-from lost_cities.search.determinize import determinize
+from lost_cities.search.inference import sample_worlds
 from lost_cities.search.rollout import point_utility, rollout_values
 
 
@@ -57,10 +59,6 @@ def select(values, valid, cfg, unit=1.0):
     return jnp.where(clears, best, 0), gain
 
 
-def _worlds(rng, state, count):
-    return jax.vmap(determinize, in_axes=(0, None))(jax.random.split(rng, count), state)
-
-
 def search_decision(cfg, base_policy, scores, state, rng, rollout_policy=None, leaf=None):
     """``(action, info)`` for the seat to move; ``info`` holds the candidates and values.
 
@@ -72,7 +70,7 @@ def search_decision(cfg, base_policy, scores, state, rng, rollout_policy=None, l
     actions, valid = top_candidates(scores(state), legal_mask_of(state), base, cfg.candidates)
 
     def values_of(candidates, world_key, rollout_key, count):
-        worlds = _worlds(world_key, state, count)
+        worlds = sample_worlds(world_key, state, count, cfg.inference_pool, base_policy)
         keys = jax.random.split(rollout_key, count)
         return rollout_values(
             worlds, candidates, rollout_policy, keys, cfg.depth, cfg.start_value, cfg.scales, leaf

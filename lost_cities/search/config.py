@@ -34,6 +34,9 @@ class SearchConfig:
     - ``scales``: per round, ``tanh(points / scale)`` as the utility (0: raw points).
     - ``proposer``: the scorer that ranks the candidates (a ``BOT_SCORES`` name); ``None``:
       the base policy's own scores.
+    - ``inference_pool``: uniform worlds drawn per world kept; of those, the ones in which
+      the base policy plays the opponent's last move are kept first (1: no inference,
+      :mod:`lost_cities.search.inference`).
     """
 
     worlds: int
@@ -47,6 +50,7 @@ class SearchConfig:
     start_value: float
     scales: tuple
     proposer: str | None
+    inference_pool: int
 
     def __post_init__(self):
         if self.worlds < 1 or self.candidates < 1:
@@ -57,6 +61,10 @@ class SearchConfig:
             raise ValueError(f"search.leaf={self.leaf!r} values a rollout cut at depth: set search.depth")
         if self.confirm_worlds < 0 or self.confirm_worlds == 1:
             raise ValueError(f"search.confirm_worlds must be 0 (off) or >= 2, got {self.confirm_worlds}")
+        if self.inference_pool < 1:
+            raise ValueError(
+                f"search.inference_pool must be >= 1 (1: no inference), got {self.inference_pool}"
+            )
         if len(self.scales) != 3 or min(self.scales) < 0:
             raise ValueError(f"search.scales needs one scale >= 0 per round (3), got {self.scales}")
         object.__setattr__(self, "scales", tuple(float(s) for s in self.scales))
@@ -82,6 +90,11 @@ class SearchConfig:
             f"(up to {self.rollout_plies(44)} simulated plies from a fresh round); gate "
             f"{self.gate_points:g} points and {self.gate_z:g} s.e.; start value {self.start_value:g}; "
             f"scales {list(self.scales)}; proposer {self.proposer or 'the base policy'}"
+            + (
+                f"; worlds kept from {self.inference_pool}x as many by the opponent's last move"
+                if self.inference_pool > 1
+                else ""
+            )
         )
 
 

@@ -51,7 +51,7 @@ def _rank_within(keys, members):
     return jnp.sum(before & members[None, :], axis=1, dtype=jnp.int32)
 
 
-def _sorted_hand(in_hand):
+def sorted_hand(in_hand):
     """int8[8]: the ids of the 8 cards of ``in_hand`` (bool[60]) in increasing order."""
     position = jnp.sum(in_hand[None, :] & (CARD_IDS[None, :] < CARD_IDS[:, None]), axis=1)
     slots = jnp.arange(HAND_SIZE)
@@ -72,7 +72,7 @@ def determinize_round(rng, state):
     deck_left = N_CARDS - state.deck_ptr.astype(jnp.int32)
     new_loc = jnp.where(rank < deck_left, state.deck_ptr.astype(jnp.int32) + rank, LOC_HAND + opponent)
     loc = jnp.where(hidden, new_loc, state.loc.astype(jnp.int32)).astype(jnp.int8)
-    opponent_hand = _sorted_hand((loc == LOC_HAND + opponent) | (loc == LOC_KNOWN + opponent))
+    opponent_hand = sorted_hand((loc == LOC_HAND + opponent) | (loc == LOC_KNOWN + opponent))
     hands = jnp.where((jnp.arange(2) == opponent)[:, None], opponent_hand[None], state.hands)
     return state.replace(loc=loc, hands=hands)
 
