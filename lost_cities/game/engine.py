@@ -17,6 +17,9 @@ element-wise loops):
   made anyway.
 - ``exp_*[p, c]``: expedition summaries (highest number slot, sum of numbers,
   handshakes, card count): all that legality and scoring need.
+- ``last_*``: the round's last move as both seats saw it (the action, the card placed,
+  the card taken from a pile; not a deck draw's card, which only its drawer saw). No rule
+  reads them; the search weighs its sampled worlds by them (lost_cities/search/inference.py).
 
 Every function is written for one game but also accepts states whose arrays carry
 extra *trailing* batch axes (``loc[60, B]``, ``to_move[B]``): constants are shaped to
