@@ -43,6 +43,17 @@ def _cfg(**knobs):
     return load_preset("default", PRESETS, **knobs)
 
 
+# A round State's fields that are public (both seats see them), besides the last move.
+PUBLIC_ROUND_FIELDS = (
+    "pile_size",
+    "exp_top",
+    "exp_sum",
+    "exp_handshakes",
+    "exp_count",
+    "deck_ptr",
+    "plies",
+    "done",
+)
 GAMES = 12
 PLIES = 150  # past the first round boundary for every game
 
@@ -113,16 +124,7 @@ def test_world_gives_the_mover_the_same_observations_and_mask(worlds):
         np.testing.assert_array_equal(jax.vmap(match_legal_action_mask)(world), mask)
         for name in ("round_idx", "carry", "starter"):
             np.testing.assert_array_equal(getattr(world, name), getattr(states, name))
-        for name in (
-            "pile_size",
-            "exp_top",
-            "exp_sum",
-            "exp_handshakes",
-            "exp_count",
-            "deck_ptr",
-            "plies",
-            "done",
-        ):
+        for name in (*PUBLIC_ROUND_FIELDS, "last_action", "last_card", "last_drawn"):
             np.testing.assert_array_equal(getattr(world.round, name), getattr(states.round, name))
 
 
@@ -329,18 +331,7 @@ def test_the_rebuilt_decision_is_the_state_the_move_was_made_in(expert_plies):
     np.testing.assert_array_equal(
         known_as_hand(np.asarray(rebuilt.loc)), known_as_hand(np.asarray(before.round.loc))
     )
-    for field in (
-        "hands",
-        "pile_size",
-        "exp_top",
-        "exp_sum",
-        "exp_handshakes",
-        "exp_count",
-        "deck_ptr",
-        "plies",
-        "to_move",
-        "done",
-    ):
+    for field in ("hands", "to_move", *PUBLIC_ROUND_FIELDS):
         np.testing.assert_array_equal(getattr(rebuilt, field), getattr(before.round, field), err_msg=field)
     replay = jax.jit(jax.vmap(EXPERT))(
         before.replace(round=rebuilt), jax.random.split(jax.random.PRNGKey(0), len(moves))
