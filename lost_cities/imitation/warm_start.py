@@ -102,7 +102,7 @@ def _exported_params(model, trainer, key, template):
     if not Path(model).is_file():
         raise FileNotFoundError(f"{key}={model}: no such model file")
     meta = read_manifest(model)
-    wanted = {k: v for k, v in OmegaConf.to_container(trainer.cfg.network, resolve=True).items()}
+    wanted = OmegaConf.to_container(trainer.cfg.network, resolve=True)
     if meta.get("env") != trainer.env.name or meta.get("network") != wanted:
         raise ValueError(
             f"{key}={model}: its network ({meta.get('network')}, env {meta.get('env')}) "

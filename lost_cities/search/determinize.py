@@ -83,6 +83,16 @@ def _fresh_deals(rng):
     return jnp.stack([d.loc for d in deals]), jnp.stack([d.hands for d in deals])
 
 
+def round_of(env_state):
+    """The round ``State`` of a round ``State`` or a ``MatchState``."""
+    return env_state if isinstance(env_state, State) else env_state.round
+
+
+def with_round(env_state, round_state):
+    """``env_state`` with its round replaced by ``round_state``."""
+    return round_state if isinstance(env_state, State) else env_state.replace(round=round_state)
+
+
 def determinize(rng, env_state):
     """A world for the seat to move of a round ``State`` or a ``MatchState`` (see the module doc)."""
     if isinstance(env_state, State):

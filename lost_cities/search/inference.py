@@ -21,7 +21,7 @@ import jax.numpy as jnp
 
 from lost_cities.game.cards import CARD_IDS, N_COLOURS, N_HANDSHAKE_SLOTS, N_SLOTS, decode_action, slot_rank
 from lost_cities.game.engine import LOC_EXPEDITION, LOC_HAND, LOC_KNOWN, LOC_PILE, NO_MOVE, State
-from lost_cities.search.determinize import determinize, sorted_hand
+from lost_cities.search.determinize import determinize, round_of, sorted_hand, with_round
 
 COLOURS = jnp.arange(N_COLOURS)
 
@@ -75,14 +75,6 @@ def previous_decision(state, deck_card):
     )
 
 
-def round_of(env_state):
-    return env_state if isinstance(env_state, State) else env_state.round
-
-
-def with_round(env_state, round_state):
-    return round_state if isinstance(env_state, State) else env_state.replace(round=round_state)
-
-
 def explains_last_move(world, opponent_model, rng):
     """Whether ``opponent_model`` (a policy) plays the round's last move in ``world``'s
     rebuilt decision before it: the same card, placed the same way, the same draw source.
@@ -106,10 +98,14 @@ def sample_worlds(rng, env_state, count, pool, opponent_model):
     """``count`` worlds for the seat to move: uniform ones (``pool`` 1: the worlds of ``rng``
     exactly as without inference), or of ``count * pool`` uniform worlds the ones that
     explain the opponent's last move first."""
+
+    def uniform(key, n):
+        return jax.vmap(determinize, in_axes=(0, None))(jax.random.split(key, n), env_state)
+
     if pool == 1:
-        return jax.vmap(determinize, in_axes=(0, None))(jax.random.split(rng, count), env_state)
+        return uniform(rng, count)
     world_key, check_key, order_key = jax.random.split(rng, 3)
-    worlds = jax.vmap(determinize, in_axes=(0, None))(jax.random.split(world_key, count * pool), env_state)
+    worlds = uniform(world_key, count * pool)
     keys = jax.random.split(check_key, count * pool)
     consistent = jax.vmap(explains_last_move, in_axes=(0, None, 0))(worlds, opponent_model, keys)
     order = consistent + jax.random.uniform(order_key, consistent.shape)  # consistent first, then random

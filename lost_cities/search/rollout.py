@@ -17,14 +17,7 @@ import jax.numpy as jnp
 
 from lost_cities.game.engine import State, board_score, seat_view, step
 from lost_cities.game.match import N_ROUNDS
-
-
-def _round_of(env_state):
-    return env_state if isinstance(env_state, State) else env_state.round
-
-
-def _with_round(env_state, round_state):
-    return round_state if isinstance(env_state, State) else env_state.replace(round=round_state)
+from lost_cities.search.determinize import round_of, with_round
 
 
 def _round_scale(env_state, scales):
@@ -84,14 +77,14 @@ def rollout_values(worlds, actions, policy, keys, depth, start_value, scales, le
     """
     n_worlds = keys.shape[0]
     n_cands = actions.shape[0]
-    player = _round_of(worlds).to_move[0]
+    player = round_of(worlds).to_move[0]
     lane_worlds = jax.tree.map(lambda x: jnp.repeat(x, n_cands, axis=0), worlds)  # [W*K]
     lane_keys = jnp.repeat(keys, n_cands, axis=0)
     lane_actions = jnp.tile(actions, n_worlds)
-    rounds, _, _ = jax.vmap(step)(_round_of(lane_worlds), lane_actions)
+    rounds, _, _ = jax.vmap(step)(round_of(lane_worlds), lane_actions)
 
     def act(round_state, world, key, t):
-        return policy(_with_round(world, round_state), jax.random.fold_in(key, t))
+        return policy(with_round(world, round_state), jax.random.fold_in(key, t))
 
     def running(carry):
         t, rounds = carry
@@ -107,6 +100,6 @@ def rollout_values(worlds, actions, policy, keys, depth, start_value, scales, le
     _, rounds = jax.lax.while_loop(running, advance, (jnp.int32(0), rounds))
     points = jax.vmap(match_points, in_axes=(0, 0, None, None))(lane_worlds, rounds, player, start_value)
     if leaf is not None:
-        cut = jax.vmap(_with_round)(lane_worlds, rounds)
+        cut = jax.vmap(with_round)(lane_worlds, rounds)
         points = jnp.where(rounds.done, points, jax.vmap(leaf, in_axes=(0, None))(cut, player))
     return jax.vmap(utility, in_axes=(0, 0, None))(lane_worlds, points, scales).reshape(n_worlds, n_cands)
