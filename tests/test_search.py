@@ -454,6 +454,39 @@ def test_match_value_counts_the_carry_the_start_and_the_utility(match_states):
     assert float(match_value(finished, finished, 0, 3.0, (0, 0, 0))) == 10.0  # a lone round
 
 
+def test_opponent_model_plays_the_other_seat_in_the_rollouts(match_states):
+    """``opponent_rollout``: every rollout value equals a ply-by-ply replay in which the
+    searching seat moves by the rollout policy and the other seat by the opponent model,
+    and differs from the rollouts where one policy plays both seats."""
+    from lost_cities.game.engine import step
+    from lost_cities.search import rollout_values
+    from lost_cities.search.determinize import round_of, with_round
+    from lost_cities.search.rollout import match_points
+
+    mine, theirs = EXPERT, make("discard_only")
+    state = _take(match_states, 40)
+    worlds = jax.vmap(determinize, in_axes=(0, None))(jax.random.split(jax.random.PRNGKey(5), 2), state)
+    actions, _ = top_candidates(expert_scores(state), match_legal_action_mask(state), EXPERT(state, None), 2)
+    keys = jax.random.split(jax.random.PRNGKey(6), 2)
+    values = rollout_values(worlds, actions, mine, keys, None, 0.0, (0, 0, 0), opponent=theirs)
+    player = int(state.to_move)
+    policies = {player: jax.jit(mine), 1 - player: jax.jit(theirs)}
+    for w in range(2):
+        world = _take(worlds, w)
+        for k in range(2):
+            round_state, _, _ = step(round_of(world), actions[k])
+            t = 0
+            while not bool(round_state.done):
+                move = policies[int(round_state.to_move)](
+                    with_round(world, round_state), jax.random.fold_in(keys[w], t)
+                )
+                round_state, _, _ = step(round_state, move)
+                t += 1
+            assert float(values[w, k]) == float(match_points(world, round_state, player, 0.0))
+    one_policy = rollout_values(worlds, actions, mine, keys, None, 0.0, (0, 0, 0))
+    assert not np.array_equal(np.asarray(values), np.asarray(one_policy))
+
+
 def test_presets_load_and_check_their_knobs(tmp_path):
     cfg = _cfg()
     assert isinstance(cfg, SearchConfig) and cfg.worlds >= 1 and cfg.candidates >= 1

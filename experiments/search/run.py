@@ -1,8 +1,8 @@
 """One row of experiments/search/README.md: a search preset (plus knob overrides) on top of
-a base policy (default ``heuristic_expert``) against the same policy, duplicate match3 on
-deal bank v1.
+a base policy (default ``heuristic_expert``) against the same policy (or ``opponent``),
+duplicate match3 on deal bank v1.
 
-    python experiments/search/run.py DEALS OUT.json [base=SPEC] [preset=NAME] [knob=value ...]
+    python experiments/search/run.py DEALS OUT.json [base=SPEC] [opponent=SPEC] [preset=NAME] [knob=value ...]
 
 The same as ``python -m lost_cities.evaluate agent=search[/NAME]:SPEC opponent=SPEC
 env=match3 deals=DEALS``, but it reads the presets from this checkout's conf/search and
@@ -29,15 +29,16 @@ def main():
     deals, out, *knobs = sys.argv[1:]
     overrides = {k: yaml.safe_load(v) for k, v in (knob.split("=", 1) for knob in knobs)}
     base = str(overrides.pop("base", "heuristic_expert"))
+    opponent_spec = str(overrides.pop("opponent", base))
     spec = f"search/{overrides.pop('preset', 'default')}:{base}"
     env = envs.make("match3")
     agent = resolve_search(spec, env, PRESETS, **overrides)
-    opponent = resolve_policy(base, env)
+    opponent = resolve_policy(opponent_spec, env)
     deck_orders, coins = deal_bank(int(deals))
     start = time.perf_counter()
     results = duplicate_evaluate(env, agent, opponent, deck_orders, coins, jax.random.key(0))
     seconds = time.perf_counter() - start
-    row = {**results, "agent": spec, "opponent": base, "overrides": overrides, "seconds": seconds}
+    row = {**results, "agent": spec, "opponent": opponent_spec, "overrides": overrides, "seconds": seconds}
     row["load_average"] = os.getloadavg()  # at the end: 1, 5 and 15 minutes
     Path(out).write_text(json.dumps(row, indent=2) + "\n")
     print(

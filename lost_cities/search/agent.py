@@ -8,7 +8,8 @@ Per decision, for the seat to move:
    (:mod:`lost_cities.search.determinize`), with ``inference_pool`` > 1 preferring those
    in which the base policy, as the opponent's model, plays the opponent's last move
    (:mod:`lost_cities.search.inference`);
-3. every candidate is scored in every world by a base-policy rollout for both seats
+3. every candidate is scored in every world by a base-policy rollout for both seats, or
+   with ``opponent_rollout`` for the other seat (a model of the opponent)
    (:mod:`lost_cities.search.rollout`), the same worlds and keys for all candidates;
 4. gate: the candidate ``c`` of best mean value replaces ``b`` only when its mean paired
    gain ``mean(v_c - v_b)`` exceeds ``gate_points`` and ``gate_z`` standard errors; with
@@ -59,21 +60,34 @@ def select(values, valid, cfg, unit=1.0):
     return jnp.where(clears, best, 0), gain
 
 
-def search_decision(cfg, base_policy, scores, state, rng, rollout_policy=None, leaf=None):
+def search_decision(
+    cfg, base_policy, scores, state, rng, rollout_policy=None, leaf=None, opponent_model=None
+):
     """``(action, info)`` for the seat to move; ``info`` holds the candidates and values.
 
     ``rollout_policy`` plays the rollouts (``None``: the base policy); ``leaf`` values a
-    rollout cut at ``cfg.depth`` (``None``: the board as it stands)."""
+    rollout cut at ``cfg.depth`` (``None``: the board as it stands); ``opponent_model``
+    plays the other seat in the rollouts and is the model the inference asks (``None``:
+    the rollout policy plays both seats and the base policy is asked)."""
     rollout_policy = base_policy if rollout_policy is None else rollout_policy
+    inferred = base_policy if opponent_model is None else opponent_model
     base_key, world_key, rollout_key = jax.random.split(rng, 3)
     base = base_policy(state, base_key).astype(jnp.int32)
     actions, valid = top_candidates(scores(state), legal_mask_of(state), base, cfg.candidates)
 
     def values_of(candidates, world_key, rollout_key, count):
-        worlds = sample_worlds(world_key, state, count, cfg.inference_pool, base_policy)
+        worlds = sample_worlds(world_key, state, count, cfg.inference_pool, inferred)
         keys = jax.random.split(rollout_key, count)
         return rollout_values(
-            worlds, candidates, rollout_policy, keys, cfg.depth, cfg.start_value, cfg.scales, leaf
+            worlds,
+            candidates,
+            rollout_policy,
+            keys,
+            cfg.depth,
+            cfg.start_value,
+            cfg.scales,
+            leaf,
+            opponent_model,
         )
 
     values = values_of(actions, world_key, rollout_key, cfg.worlds)
@@ -95,10 +109,10 @@ def search_decision(cfg, base_policy, scores, state, rng, rollout_policy=None, l
 
 @functools.lru_cache(maxsize=64)
 def _policy_fn(cfg):
-    def policy(base_policy, scores, rollout_policy, leaf, state, rng):
+    def policy(base_policy, scores, rollout_policy, leaf, opponent_model, state, rng):
         if cfg.candidates == 1:
             return base_policy(state, rng).astype(jnp.int32)
-        return search_decision(cfg, base_policy, scores, state, rng, rollout_policy, leaf)[0]
+        return search_decision(cfg, base_policy, scores, state, rng, rollout_policy, leaf, opponent_model)[0]
 
     policy.__name__ = f"search_{cfg.worlds}x{cfg.candidates}"
     return policy
@@ -108,8 +122,11 @@ def _as_partial(f):
     return f if isinstance(f, Partial) else Partial(f)
 
 
-def search_policy(base_policy, scores, cfg: SearchConfig, rollout_policy=None, leaf=None):
+def search_policy(
+    base_policy, scores, cfg: SearchConfig, rollout_policy=None, leaf=None, opponent_model=None
+):
     """``policy(env_state, rng) -> action`` searching on top of ``base_policy``; the rollouts
-    are played by ``rollout_policy`` (``None``: the base) and cut ones valued by ``leaf``."""
-    optional = [None if f is None else _as_partial(f) for f in (rollout_policy, leaf)]
+    are played by ``rollout_policy`` (``None``: the base), the other seat's moves in them by
+    ``opponent_model`` (``None``: the rollout policy) and cut ones valued by ``leaf``."""
+    optional = [None if f is None else _as_partial(f) for f in (rollout_policy, leaf, opponent_model)]
     return Partial(_policy_fn(cfg), _as_partial(base_policy), _as_partial(scores), *optional)

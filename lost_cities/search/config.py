@@ -24,6 +24,9 @@ class SearchConfig:
       to move, the decision points the critic was trained on.
     - ``rollout``: the policy that plays both seats in the rollouts (a policy spec);
       ``None``: the base policy.
+    - ``opponent_rollout``: the opponent's model (a policy spec): it plays the other seat
+      in the rollouts and is what ``inference_pool`` asks; ``None``: ``rollout`` plays both
+      seats. A search that knows whom it plays (a teacher against a fixed opponent) sets it.
     - ``gate_points`` / ``gate_z``: leave the base move only for a candidate whose mean
       paired gain over it exceeds ``gate_points`` points and ``gate_z`` standard errors.
     - ``confirm_worlds``: 0, the gate reads the worlds that chose the best candidate; > 0,
@@ -44,6 +47,7 @@ class SearchConfig:
     depth: int | None
     leaf: str | None
     rollout: str | None
+    opponent_rollout: str | None
     gate_points: float
     gate_z: float
     confirm_worlds: int
@@ -86,7 +90,9 @@ class SearchConfig:
         confirm = f" + 2 x {self.confirm_worlds} confirmation worlds" if self.confirm_worlds else ""
         return (
             f"search: {self.worlds} worlds x {self.candidates} candidates{confirm} = "
-            f"{self.rollouts()} rollouts per decision by {self.rollout or 'the base policy'} to {depth} "
+            f"{self.rollouts()} rollouts per decision by {self.rollout or 'the base policy'}"
+            + (f" (the opponent's seat by {self.opponent_rollout})" if self.opponent_rollout else "")
+            + f" to {depth} "
             f"(up to {self.rollout_plies(44)} simulated plies from a fresh round); gate "
             f"{self.gate_points:g} points and {self.gate_z:g} s.e.; start value {self.start_value:g}; "
             f"scales {list(self.scales)}; proposer {self.proposer or 'the base policy'}"

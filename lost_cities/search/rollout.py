@@ -2,7 +2,8 @@
 
 Every (world, candidate) pair is one *lane*: the candidate is applied in the world, then
 the base policy plays both seats until the round ends (or ``depth`` plies have been
-played, when the leaf value takes over). All candidates of a world share that world
+played, when the leaf value takes over), or, given an opponent model, the base policy
+the searching seat and the model the other. All candidates of a world share that world
 and the same policy keys (common random numbers), so their differences are paired.
 
 Lanes step the round engine only (``engine.step``); the match around the round (carry,
@@ -67,13 +68,15 @@ def match_value(env_state, round_state, player, start_value, scales):
     return utility(env_state, match_points(env_state, round_state, player, start_value), scales)
 
 
-def rollout_values(worlds, actions, policy, keys, depth, start_value, scales, leaf=None):
+def rollout_values(worlds, actions, policy, keys, depth, start_value, scales, leaf=None, opponent=None):
     """float32[W, K]: for the seat to move, the value of candidate ``actions[k]`` in world ``w``.
 
     ``worlds`` is a batch of W env states (leading axis), ``actions`` int32[K], ``keys``
     W policy keys (shared by the K candidates of a world). ``depth`` caps the plies
     played after the candidate (``None``: to the end of the round); a lane cut there is
     valued by ``leaf(env_state, player) -> points`` (``None``: the board as it stands).
+    ``opponent`` (a policy) plays the other seat's moves; ``None``: ``policy`` plays both.
+    Under ``vmap`` both policies are computed every ply and the mover's move is kept.
     """
     n_worlds = keys.shape[0]
     n_cands = actions.shape[0]
@@ -84,7 +87,11 @@ def rollout_values(worlds, actions, policy, keys, depth, start_value, scales, le
     rounds, _, _ = jax.vmap(step)(round_of(lane_worlds), lane_actions)
 
     def act(round_state, world, key, t):
-        return policy(with_round(world, round_state), jax.random.fold_in(key, t))
+        env_state, key = with_round(world, round_state), jax.random.fold_in(key, t)
+        move = policy(env_state, key)
+        if opponent is None:
+            return move
+        return jnp.where(round_state.to_move == player, move, opponent(env_state, key))
 
     def running(carry):
         t, rounds = carry

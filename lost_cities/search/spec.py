@@ -7,7 +7,8 @@ action values, a network's logits) and by the expert's action values otherwise (
 bots), unless the preset names a ``proposer``. An ``.onnx`` base (an exported network, e.g.
 a shipped agent of web/public) runs as its JAX network (``agents.load_exported``), so its
 rollouts cost what a checkpoint's do. The preset's
-``rollout`` (a policy spec) plays the rollouts in the base's place, and its ``leaf`` (a
+``rollout`` (a policy spec) plays the rollouts in the base's place, its ``opponent_rollout``
+the other seat's moves in them, and its ``leaf`` (a
 checkpoint dir) values the rollouts cut at ``depth`` by that checkpoint's critic.
 """
 
@@ -74,9 +75,11 @@ def resolve_search(spec, env, directory=None, **overrides):
     preset, base = parse(spec)
     cfg = load_preset(preset, directory, **overrides)
     print(f"{spec}: {cfg.describe()}")
-    rollout = None if cfg.rollout is None else resolve_policy(cfg.rollout, env)
+    rollout, opponent = (
+        None if name is None else resolve_policy(name, env) for name in (cfg.rollout, cfg.opponent_rollout)
+    )
     leaf = None if cfg.leaf is None else _leaf(cfg.leaf, env)
-    return search_policy(*_base(base, env, cfg.proposer), cfg, rollout, leaf)
+    return search_policy(*_base(base, env, cfg.proposer), cfg, rollout, leaf, opponent)
 
 
 def _leaf(path, env):
