@@ -10,6 +10,11 @@ share of each target over the legal moves, so the clone keeps some entropy for P
 work with (a clone of a deterministic teacher is nearly deterministic: its PPO
 gradients vanish). Only the policy is trained;
 the critic keeps its initial parameters (PPO's ``init.value_warmup_updates`` fit it).
+
+With an ``opponent`` (``init.opponent``), each game gives the learner one seat, drawn at
+the game's start, and the opponent policy moves the other; only the learner seat's
+decisions are labelled and fitted. So a teacher that knows whom it plays (a search whose
+rollouts model that opponent) teaches how to beat it, not how to play both sides.
 """
 
 import jax
@@ -30,28 +35,36 @@ class BCState:
     games: object
     key: jax.Array
     update: jnp.ndarray
+    learner_seat: jnp.ndarray  # int32[num_envs]: the seat the learner holds in each game
 
 
 class BehaviourCloning:
     """Pure functions of a cloning run: ``init(key, params)`` and the jitted ``update``.
 
-    ``cfg`` holds the ``init=bc`` knobs (conf/init/bc.yaml); ``teacher`` is a policy
-    ``(env_state, rng) -> action``.
+    ``cfg`` holds the ``init=bc`` knobs (conf/init/bc.yaml); ``teacher`` and ``opponent``
+    are policies ``(env_state, rng) -> action`` (``opponent`` None: the learner's side of
+    play moves both seats and both are labelled).
     """
 
-    def __init__(self, env, network, teacher, cfg):
+    def __init__(self, env, network, teacher, cfg, opponent=None):
         self.env, self.network, self.teacher, self.cfg = env, network, teacher, cfg
+        self.opponent = opponent
         self.optimizer = optax.chain(optax.clip_by_global_norm(1.0), optax.adam(cfg.lr, eps=1e-5))
 
     def init(self, key, params):
-        k_games, key = jax.random.split(key)
+        k_games, k_seats, key = jax.random.split(key, 3)
         games = jax.vmap(self.env.init)(jax.random.split(k_games, self.cfg.num_envs))
-        return BCState(params, self.optimizer.init(params), games, key, jnp.int32(0))
+        seats = self._seats(k_seats)
+        return BCState(params, self.optimizer.init(params), games, key, jnp.int32(0), seats)
 
-    def _ply(self, params, games, key):
+    def _seats(self, key):
+        return jax.random.bernoulli(key, 0.5, (self.cfg.num_envs,)).astype(jnp.int32)
+
+    def _ply(self, params, carry, key):
         """Label every game's decision with the teacher's move, then play one move."""
+        games, seats = carry
         env, cfg, n = self.env, self.cfg, self.cfg.num_envs
-        k_teacher, k_learner, k_random, k_pick, k_reset = jax.random.split(key, 5)
+        k_teacher, k_learner, k_random, k_pick, k_reset, k_opp, k_seats = jax.random.split(key, 7)
         mover = jax.vmap(env.to_move)(games)
         obs = jax.vmap(env.observe)(games, mover)
         features = self.network.input_features(obs)
@@ -64,9 +77,17 @@ class BehaviourCloning:
         action = jnp.where(
             u < cfg.learner_share, own, jnp.where(u < cfg.learner_share + cfg.random_share, random, label)
         ).astype(jnp.int32)
+        weight = jnp.ones(n, jnp.float32)
+        if self.opponent is not None:
+            learner_moves = mover == seats
+            theirs = jax.vmap(self.opponent)(games, jax.random.split(k_opp, n)).astype(jnp.int32)
+            action = jnp.where(learner_moves, action, theirs)
+            weight = learner_moves.astype(jnp.float32)
         games, _, done = jax.vmap(env.step)(games, action)
         games = select(done, jax.vmap(env.init)(jax.random.split(k_reset, n)), games)
-        return games, {"obs": obs, "features": features, "mask": mask, "label": label}
+        seats = jnp.where(done, self._seats(k_seats), seats)
+        batch = {"obs": obs, "features": features, "mask": mask, "label": label, "weight": weight}
+        return (games, seats), batch
 
     def loss(self, params, batch):
         raw = self.network.apply(params, batch["obs"], batch["features"], method="logits")
@@ -75,8 +96,11 @@ class BehaviourCloning:
         hit = jax.nn.one_hot(batch["label"], logits.shape[-1])
         legal = batch["mask"] / jnp.sum(batch["mask"], axis=-1, keepdims=True)
         target = (1 - self.cfg.label_smoothing) * hit + self.cfg.label_smoothing * legal
-        cross_entropy = -jnp.mean(jnp.sum(jnp.where(batch["mask"], target * log_probs, 0.0), axis=-1))
-        accuracy = jnp.mean(jnp.argmax(logits, axis=-1) == batch["label"])
+        weight = batch["weight"]
+        total = jnp.maximum(jnp.sum(weight), 1.0)
+        per_decision = -jnp.sum(jnp.where(batch["mask"], target * log_probs, 0.0), axis=-1)
+        cross_entropy = jnp.sum(weight * per_decision) / total
+        accuracy = jnp.sum(weight * (jnp.argmax(logits, axis=-1) == batch["label"])) / total
         return cross_entropy, {"bc/cross_entropy": cross_entropy, "bc/accuracy": accuracy}
 
     def update(self, state: BCState):
@@ -84,9 +108,9 @@ class BehaviourCloning:
         scored before the step that fits it, so the accuracy is on decisions not yet trained on."""
         cfg = self.cfg
         key, k_plies, k_epochs = jax.random.split(state.key, 3)
-        games, batch = jax.lax.scan(
+        (games, seats), batch = jax.lax.scan(
             lambda g, k: self._ply(state.params, g, k),
-            state.games,
+            (state.games, state.learner_seat),
             jax.random.split(k_plies, cfg.rollout_length),
         )
         size = cfg.num_envs * cfg.rollout_length
@@ -102,4 +126,4 @@ class BehaviourCloning:
             cfg.minibatches,
         )
         metrics = {name: jnp.mean(value[0]) for name, value in info.items()}
-        return BCState(params, opt_state, games, key, state.update + 1), metrics
+        return BCState(params, opt_state, games, key, state.update + 1, seats), metrics

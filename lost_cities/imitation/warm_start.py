@@ -24,10 +24,8 @@ PRETRAIN_FILE = "pretrain.jsonl"  # one row of cloning metrics per BC update
 
 def clone(trainer, init_cfg, params, key, log_path=None, progress=True):
     """``params`` after ``init_cfg.updates`` cloning updates; rows written to ``log_path``."""
-    from lost_cities.evaluation.policies import resolve_policy
-
-    teacher = resolve_policy(init_cfg.teacher, trainer.env)
-    bc = BehaviourCloning(trainer.env, trainer.network, teacher, init_cfg)
+    teacher, opponent = _teacher_and_opponent(init_cfg, trainer.env)
+    bc = BehaviourCloning(trainer.env, trainer.network, teacher, init_cfg, opponent)
     state = bc.init(key, params)
     update = jax.jit(bc.update)
     bar = None
@@ -49,6 +47,21 @@ def clone(trainer, init_cfg, params, key, log_path=None, progress=True):
     if log_path is not None:
         Path(log_path).write_text("".join(json.dumps(row) + "\n" for row in rows))
     return state.params, rows
+
+
+def _teacher_and_opponent(init_cfg, env):
+    """The teacher, and ``init.opponent``'s policy (or None). A search teacher facing an
+    opponent takes it as its opponent's model (``opponent_rollout``) unless its preset names one."""
+    from lost_cities.evaluation.policies import resolve_policy
+    from lost_cities.search.config import load_preset
+    from lost_cities.search.spec import is_search_spec, parse, resolve_search
+
+    if init_cfg.opponent is None:
+        return resolve_policy(init_cfg.teacher, env), None
+    opponent = resolve_policy(init_cfg.opponent, env)
+    if is_search_spec(init_cfg.teacher) and load_preset(parse(init_cfg.teacher)[0]).opponent_rollout is None:
+        return resolve_search(init_cfg.teacher, env, opponent_rollout=init_cfg.opponent), opponent
+    return resolve_policy(init_cfg.teacher, env), opponent
 
 
 def warm_start(trainer, state, run_dir, progress=True):

@@ -259,6 +259,7 @@ class BCInitConfig(NoInitConfig):
     learner_share: float = MISSING
     random_share: float = MISSING
     label_smoothing: float = MISSING
+    opponent: str | None = MISSING
 
     def __post_init__(self):
         super().__post_init__()

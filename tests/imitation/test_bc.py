@@ -5,6 +5,7 @@ clones on top of a run's parameters."""
 import json
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from omegaconf import open_dict
@@ -127,3 +128,35 @@ def test_expert_iteration_clones_the_search_on_the_run_it_starts_from():
     assert cfg.init.teacher == "search/fast:some/run" and cfg.init.start == "some/run"
     with pytest.raises(ValueError, match="needs init.start=<the run dir to improve>"):
         validate(make_cfg(["experiment=expert_iteration"]))
+
+
+def test_cloning_against_an_opponent_labels_and_teaches_only_the_learners_seat():
+    """``init.opponent``: the opponent moves its seat, the learner's side (here the teacher
+    alone) moves the other, and only the learner seat's decisions carry weight."""
+    from lost_cities.imitation.bc import BehaviourCloning
+    from lost_cities.imitation.warm_start import _teacher_and_opponent
+
+    overrides = ["init.opponent=discard_only", "init.learner_share=0", "init.random_share=0"]
+    cfg = make_cfg([*TINY, *overrides])
+    trainer = Trainer.from_config(cfg)
+    env = trainer.env
+    teacher, opponent = _teacher_and_opponent(cfg.init, env)
+    bc = BehaviourCloning(env, trainer.network, teacher, cfg.init, opponent)
+    state = bc.init(jax.random.PRNGKey(0), trainer.init_params())
+    ply = jax.jit(bc._ply)
+    carry, seen = (state.games, state.learner_seat), set()
+    for t in range(8):
+        games, seats = carry
+        mover = np.asarray(jax.vmap(env.to_move)(games))
+        carry, batch = ply(state.params, carry, jax.random.PRNGKey(t))
+        learner_moves = mover == np.asarray(seats)
+        np.testing.assert_array_equal(np.asarray(batch["weight"]), learner_moves.astype(np.float32))
+        theirs = jax.vmap(opponent)(games, jax.random.split(jax.random.PRNGKey(99), mover.shape[0]))
+        expected = np.where(learner_moves, np.asarray(batch["label"]), np.asarray(theirs))
+        stepped, _, done = jax.vmap(env.step)(games, jnp.asarray(expected, jnp.int32))
+        live = ~np.asarray(done)
+        np.testing.assert_array_equal(
+            np.asarray(env.round_state(carry[0]).loc)[live], np.asarray(env.round_state(stepped).loc)[live]
+        )
+        seen |= set(learner_moves.tolist())
+    assert seen == {True, False}
