@@ -587,11 +587,11 @@ def test_duplicate_computes_each_policy_on_its_movers_only_with_the_same_games(e
     """The compacted evaluation loop (a policy computed only where it moves) plays exactly
     the games of the loop that computes both policies for every game."""
     from lost_cities.evaluation import play_duplicate
-    from lost_cities.evaluation.duplicate import _capacity
+    from lost_cities.evaluation.duplicate import mover_capacity
 
     env = envs.make(env_name)
     deck_orders, coins = deal_bank(40)
-    assert _capacity(80) < 80  # 40 deals are 80 games: the compaction is exercised
+    assert mover_capacity(80) < 80  # 40 deals are 80 games: the compaction is exercised
     runs = [
         play_duplicate(env, make("random"), EXPERT, deck_orders, coins, jax.random.PRNGKey(3), compact=c)
         for c in (True, False)
@@ -602,7 +602,7 @@ def test_duplicate_computes_each_policy_on_its_movers_only_with_the_same_games(e
 
 
 def test_mover_actions_take_several_passes_when_many_games_need_the_policy(match_states):
-    from lost_cities.evaluation.duplicate import _mover_actions
+    from lost_cities.evaluation.duplicate import mover_actions
 
     states = _take(match_states, np.arange(20))
     keys = jax.random.split(jax.random.PRNGKey(0), 20)
@@ -610,4 +610,4 @@ def test_mover_actions_take_several_passes_when_many_games_need_the_policy(match
     random_policy = make("random")
     expected = np.where(need, jax.vmap(random_policy)(states, keys), 0)
     for capacity in (3, 7, 20):
-        np.testing.assert_array_equal(_mover_actions(random_policy, states, keys, need, capacity), expected)
+        np.testing.assert_array_equal(mover_actions(random_policy, states, keys, need, capacity), expected)

@@ -154,14 +154,14 @@ def _play_game_ply(env, game, seat_a, action_a, action_b):
     }
 
 
-def _capacity(n_games):
+def mover_capacity(n_games):
     """Games a policy is computed on per pass: a little over the half of the games it
     moves in on a typical ply (exactly half in round 1, where the two games of a deal
     alternate in step), so that one pass nearly always suffices."""
     return min(n_games, int(np.ceil(0.55 * n_games + 2 * np.sqrt(n_games))))
 
 
-def _mover_actions(policy, states, keys, need, capacity):
+def mover_actions(policy, states, keys, need, capacity):
     """int32[games]: ``policy``'s actions in the games where ``need`` holds (0 elsewhere).
 
     Under ``vmap`` a policy costs the same for every game it is given, so it is given only
@@ -187,7 +187,7 @@ def _play_chunk(env, start, policy_a, policy_b, deck_orders, coins, deal_keys, s
     Games start from ``env.init_from_deal`` or, when given, ``start(deck_orders,
     coins, seat_a)`` per game (a ``Partial``, for probes that start mid-match). With
     ``compact`` each policy is computed only on the games where it is to move
-    (:func:`_mover_actions`); without, on every game each ply (the same actions).
+    (:func:`mover_actions`); without, on every game each ply (the same actions).
     """
     n_games = seat_a.shape[0]
     init = env.init_from_deal if start is None else start
@@ -204,7 +204,7 @@ def _play_chunk(env, start, policy_a, policy_b, deck_orders, coins, deal_keys, s
         "illegal_b": jnp.zeros(n_games, bool),
     }
     ply = jax.vmap(_play_game_ply, in_axes=(None, 0, 0, 0, 0))
-    capacity = _capacity(n_games) if compact else n_games
+    capacity = mover_capacity(n_games) if compact else n_games
     max_plies = env.rounds * MAX_STEPS  # every legal ply advances a round that ends by MAX_STEPS
 
     def running(carry):
@@ -218,8 +218,8 @@ def _play_chunk(env, start, policy_a, policy_b, deck_orders, coins, deal_keys, s
         states = games["state"]
         live = ~jax.vmap(env.done)(states)
         a_moves = jax.vmap(env.to_move)(states) == seat_a
-        action_a = _mover_actions(policy_a, states, keys[:, 0], live & a_moves, capacity)
-        action_b = _mover_actions(policy_b, states, keys[:, 1], live & ~a_moves, capacity)
+        action_a = mover_actions(policy_a, states, keys[:, 0], live & a_moves, capacity)
+        action_b = mover_actions(policy_b, states, keys[:, 1], live & ~a_moves, capacity)
         return t + 1, ply(env, games, seat_a, action_a, action_b)
 
     _, games = jax.lax.while_loop(running, advance, (jnp.int32(0), games))

@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import optax
 from flax import struct
 
+from lost_cities.evaluation.duplicate import mover_actions, mover_capacity
 from lost_cities.game.sampling import uniform_legal_action
 from lost_cities.ppo.network import masked_logits
 from lost_cities.ppo.rollout import select
@@ -69,7 +70,13 @@ class BehaviourCloning:
         obs = jax.vmap(env.observe)(games, mover)
         features = self.network.input_features(obs)
         mask = jax.vmap(env.legal_mask)(games)
-        label = jax.vmap(self.teacher)(games, jax.random.split(k_teacher, n)).astype(jnp.int32)
+        teacher_keys = jax.random.split(k_teacher, n)
+        if self.opponent is None:
+            learner_moves = jnp.ones(n, bool)
+            label = jax.vmap(self.teacher)(games, teacher_keys).astype(jnp.int32)
+        else:  # the teacher (a search: the costly part) only where the learner moves
+            learner_moves = mover == seats
+            label = mover_actions(self.teacher, games, teacher_keys, learner_moves, mover_capacity(n))
         logits = masked_logits(self.network.apply(params, obs, features, method="logits"), mask)
         own = jax.random.categorical(k_learner, logits)
         random = jax.vmap(uniform_legal_action)(jax.random.split(k_random, n), mask)
@@ -77,12 +84,11 @@ class BehaviourCloning:
         action = jnp.where(
             u < cfg.learner_share, own, jnp.where(u < cfg.learner_share + cfg.random_share, random, label)
         ).astype(jnp.int32)
-        weight = jnp.ones(n, jnp.float32)
         if self.opponent is not None:
-            learner_moves = mover == seats
-            theirs = jax.vmap(self.opponent)(games, jax.random.split(k_opp, n)).astype(jnp.int32)
+            opp_keys = jax.random.split(k_opp, n)
+            theirs = mover_actions(self.opponent, games, opp_keys, ~learner_moves, mover_capacity(n))
             action = jnp.where(learner_moves, action, theirs)
-            weight = learner_moves.astype(jnp.float32)
+        weight = learner_moves.astype(jnp.float32)
         games, _, done = jax.vmap(env.step)(games, action)
         games = select(done, jax.vmap(env.init)(jax.random.split(k_reset, n)), games)
         seats = jnp.where(done, self._seats(k_seats), seats)

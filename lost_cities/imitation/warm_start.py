@@ -56,12 +56,12 @@ def _teacher_and_opponent(init_cfg, env):
     from lost_cities.search.config import load_preset
     from lost_cities.search.spec import is_search_spec, parse, resolve_search
 
-    if init_cfg.opponent is None:
-        return resolve_policy(init_cfg.teacher, env), None
-    opponent = resolve_policy(init_cfg.opponent, env)
-    if is_search_spec(init_cfg.teacher) and load_preset(parse(init_cfg.teacher)[0]).opponent_rollout is None:
-        return resolve_search(init_cfg.teacher, env, opponent_rollout=init_cfg.opponent), opponent
-    return resolve_policy(init_cfg.teacher, env), opponent
+    teacher, opponent = init_cfg.teacher, init_cfg.opponent
+    if opponent is None:
+        return resolve_policy(teacher, env), None
+    if is_search_spec(teacher) and load_preset(parse(teacher)[0]).opponent_rollout is None:
+        return resolve_search(teacher, env, opponent_rollout=opponent), resolve_policy(opponent, env)
+    return resolve_policy(teacher, env), resolve_policy(opponent, env)
 
 
 def warm_start(trainer, state, run_dir, progress=True):
