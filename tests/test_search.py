@@ -43,7 +43,7 @@ def _cfg(**knobs):
     return load_preset("default", PRESETS, **knobs)
 
 
-# A round State's fields that are public (both seats see them), besides the last move.
+# A round State's fields that are public (both seats see them), besides the recent moves.
 PUBLIC_ROUND_FIELDS = (
     "pile_size",
     "exp_top",
@@ -124,7 +124,7 @@ def test_world_gives_the_mover_the_same_observations_and_mask(worlds):
         np.testing.assert_array_equal(jax.vmap(match_legal_action_mask)(world), mask)
         for name in ("round_idx", "carry", "starter"):
             np.testing.assert_array_equal(getattr(world, name), getattr(states, name))
-        for name in (*PUBLIC_ROUND_FIELDS, "last_action", "last_card", "last_drawn"):
+        for name in (*PUBLIC_ROUND_FIELDS, "recent_actions", "recent_cards", "recent_drawn"):
             np.testing.assert_array_equal(getattr(world.round, name), getattr(states.round, name))
 
 
@@ -248,8 +248,8 @@ def invariance_positions(match_states):
 def test_search_decision_does_not_change_when_the_hidden_cards_are_permuted(
     invariance_positions, variant, full
 ):
-    """Also with worlds kept by the opponent's last move (they rebuild its previous decision
-    from public facts only); and (``--full``: one more compile each, kept out of the CI
+    """Also with worlds kept by the opponent's recent moves (they rebuild its decisions from
+    public facts and the world's cards only); and (``--full``: one more compile each, kept out of the CI
     budget) with a critic (which reads the privileged observation) valuing rollouts cut at a
     depth: it reads the sampled world's cards only; and with the confirmation worlds."""
     from lost_cities.search.leaf import critic_leaf
@@ -259,7 +259,7 @@ def test_search_decision_does_not_change_when_the_hidden_cards_are_permuted(
 
     cfg, leaf = INVARIANCE_CFG, None
     if variant == "inference":
-        cfg = dataclasses.replace(cfg, inference_pool=3)
+        cfg = dataclasses.replace(cfg, inference_pool=3, inference_moves=3)
     if variant == "confirm":
         cfg = dataclasses.replace(cfg, worlds=3, confirm_worlds=3)
     if variant == "critic_leaf":
@@ -317,45 +317,77 @@ def expert_plies():
 
 def test_the_rebuilt_decision_is_the_state_the_move_was_made_in(expert_plies):
     """``previous_decision`` undoes a move exactly, given the card drawn from the deck (in
-    a world it is one of the opponent's unknown cards): every field but the ``last_*`` of
-    the move before, and whether the placed card was known to the other seat (the state
-    does not say; it does not change the mover's choice)."""
+    a world it is one of the opponent's unknown cards): every field, the move history one
+    move shorter (so rewinds chain), and whether the placed card was known to the other
+    seat, except when the pile draw that made it known is older than the history keeps."""
     from lost_cities.search.inference import previous_decision
 
     before, moves, by_expert, after = expert_plies
-    assert len(moves) > 500 and (np.asarray(after.round.last_drawn) >= 0).sum() >= 50  # pile draws too
+    pile_draws = (np.asarray(after.round.recent_drawn[:, 0]) >= 0).sum()
+    assert len(moves) > 500 and pile_draws >= 50
     deck_card = jnp.argmax(before.round.loc == before.round.deck_ptr[:, None], axis=1)
     rebuilt = jax.jit(jax.vmap(previous_decision))(after.round, deck_card)
-    mover = np.asarray(before.round.to_move)[:, None]
-    known_as_hand = lambda loc: np.where(loc == LOC_KNOWN + mover, LOC_HAND + mover, loc)  # noqa: E731
-    np.testing.assert_array_equal(
-        known_as_hand(np.asarray(rebuilt.loc)), known_as_hand(np.asarray(before.round.loc))
-    )
+    mover = np.asarray(before.round.to_move)
+    card = np.asarray(after.round.recent_cards[:, 0])
+    rows = np.arange(len(moves))
+    was_known = np.asarray(before.round.loc)[rows, card] == LOC_KNOWN + mover
+    in_window = (np.asarray(after.round.recent_drawn)[:, 2::2] == card[:, None]).any(axis=1)
+    forgotten = was_known & ~in_window
+    assert (was_known & in_window).sum() >= 50  # known cards placed again: their status is rebuilt
+    exact = np.asarray(rebuilt.loc)[~forgotten]
+    np.testing.assert_array_equal(exact, np.asarray(before.round.loc)[~forgotten])
+    loc = np.asarray(rebuilt.loc)[forgotten]
+    np.testing.assert_array_equal(loc[np.arange(len(loc)), card[forgotten]], LOC_HAND + mover[forgotten])
     for field in ("hands", "to_move", *PUBLIC_ROUND_FIELDS):
         np.testing.assert_array_equal(getattr(rebuilt, field), getattr(before.round, field), err_msg=field)
+    for field in ("recent_actions", "recent_cards", "recent_drawn"):
+        np.testing.assert_array_equal(getattr(rebuilt, field)[:, :-1], getattr(before.round, field)[:, :-1])
     replay = jax.jit(jax.vmap(EXPERT))(
         before.replace(round=rebuilt), jax.random.split(jax.random.PRNGKey(0), len(moves))
     )
     np.testing.assert_array_equal(replay[by_expert], moves[by_expert])  # the expert's moves: made again there
 
 
-def test_worlds_kept_by_inference_explain_the_last_move_more_often(expert_plies):
-    """After the expert's moves, with the expert as the model: a uniform world explains the
-    last move only sometimes; the worlds kept from a pool of 4x explain it far more often."""
-    from lost_cities.search.inference import explains_last_move, sample_worlds
+@pytest.fixture(scope="module")
+def expert_positions():
+    """Decisions of 16 expert-vs-expert matches, at least 9 plies into a round."""
+    games = 16
 
-    _, _, by_expert, after = expert_plies
-    states = _take(after, np.flatnonzero(by_expert)[::5])
+    def one_ply(states, key):
+        moves = jax.vmap(EXPERT)(states, jax.random.split(key, games))
+        return jax.vmap(match_step)(states, moves)[0], states
+
+    states = jax.vmap(match_reset)(jax.random.split(jax.random.PRNGKey(13), games))
+    _, record = jax.jit(lambda s: jax.lax.scan(one_ply, s, jax.random.split(jax.random.PRNGKey(14), 120)))(
+        states
+    )
+    flat = jax.tree.map(lambda x: x.reshape((-1,) + x.shape[2:]), record)
+    keep = np.flatnonzero(~np.asarray(flat.round.done) & (np.asarray(flat.round.plies) >= 9))
+    return _take(flat, keep[::7])
+
+
+@pytest.mark.parametrize("moves", [1, 4])
+def test_worlds_kept_by_inference_explain_the_opponents_moves_more_often(expert_positions, moves):
+    """Against the expert, with the expert as the model: the true world explains more of the
+    opponent's latest moves than a uniform world does (the evidence is real), and the worlds
+    kept from a pool of 4x explain more of them than uniform ones."""
+    from lost_cities.search.inference import explained_moves, sample_worlds
+
+    def explained(world, key):
+        return explained_moves(world, EXPERT, key, moves)
 
     def rate(state, key, pool):
-        worlds = sample_worlds(key, state, 8, pool, EXPERT)
+        worlds = sample_worlds(key, state, 8, pool, EXPERT, moves)
         keys = jax.random.split(jax.random.fold_in(key, 1), 8)
-        return jnp.mean(jax.vmap(explains_last_move, in_axes=(0, None, 0))(worlds, EXPERT, keys))
+        return jnp.mean(jax.vmap(explained)(worlds, keys)) / moves
 
+    states = expert_positions
     keys = jax.random.split(jax.random.PRNGKey(5), len(states.round_idx))
+    truth = np.asarray(jax.jit(jax.vmap(explained))(states, keys)) / moves
     uniform = np.asarray(jax.jit(jax.vmap(lambda s, k: rate(s, k, 1)))(states, keys))
     kept = np.asarray(jax.jit(jax.vmap(lambda s, k: rate(s, k, 4)))(states, keys))
-    assert uniform.mean() < 0.8 and kept.mean() > uniform.mean() + 0.1
+    assert len(keys) >= 100 and uniform.mean() < 0.8
+    assert truth.mean() > uniform.mean() + 0.1 and kept.mean() > uniform.mean() + 0.1
 
 
 # ---- parts --------------------------------------------------------------------------------------------
@@ -504,6 +536,10 @@ def test_presets_load_and_check_their_knobs(tmp_path):
         _cfg(leaf="outputs/run")
     with pytest.raises(ValueError, match="confirm_worlds"):
         _cfg(confirm_worlds=1)
+    for moves in (0, 9):  # a State keeps 8 moves of each seat
+        with pytest.raises(ValueError, match="inference_moves"):
+            _cfg(inference_moves=moves)
+    assert "last 8 moves" in _cfg(inference_pool=2, inference_moves=8).describe()
     assert _cfg(worlds=3, candidates=4, confirm_worlds=5).rollouts() == 22
     assert search_config.conf_dir().name == "search"  # in the shipped lost_cities.conf
 

@@ -17,9 +17,10 @@ element-wise loops):
   made anyway.
 - ``exp_*[p, c]``: expedition summaries (highest number slot, sum of numbers,
   handshakes, card count): all that legality and scoring need.
-- ``last_*``: the round's last move as both seats saw it (the action, the card placed,
-  the card taken from a pile; not a deck draw's card, which only its drawer saw). No rule
-  reads them; the search weighs its sampled worlds by them (lost_cities/search/inference.py).
+- ``recent_*[k]``: the round's ``k``-th latest move (``0`` the last; ``MOVE_HISTORY`` kept)
+  as both seats saw it: the action, the card placed, the card taken from a pile (not a
+  deck draw's card, which only its drawer saw). No rule reads them; the search weighs its
+  sampled worlds by them (lost_cities/search/inference.py).
 
 Every function is written for one game but also accepts states whose arrays carry
 extra *trailing* batch axes (``loc[60, B]``, ``to_move[B]``): constants are shaped to
@@ -63,7 +64,8 @@ LOC_KNOWN = 66  # in seat p's hand, drawn from a discard pile, so known to the o
 LOC_EXPEDITION = 68
 LOC_PILE = 70  # plus the card's depth in its pile: 70..81
 
-NO_MOVE = np.int8(-1)  # a State's last_* before the round's first move
+NO_MOVE = np.int8(-1)  # a State's recent_* entries before the round's first move
+MOVE_HISTORY = 16  # the round's latest moves a State keeps (8 of each seat)
 SEATS = jnp.arange(2, dtype=jnp.int32)
 COLOURS = jnp.arange(N_COLOURS, dtype=jnp.int8)
 HAND_INDEX = jnp.arange(HAND_SIZE, dtype=jnp.int8)
@@ -82,11 +84,19 @@ class State:
     plies: jax.Array  # int32, placements made this round
     to_move: jax.Array  # int32 seat to move
     done: jax.Array  # bool
-    # The last move of this round, as both seats saw it (-1 before the round's first move):
-    # what search needs to weigh its sampled worlds by the opponent's play (search/inference.py).
-    last_action: jax.Array = NO_MOVE  # int8, the action id
-    last_card: jax.Array = NO_MOVE  # int8, the card it played or discarded
-    last_drawn: jax.Array = NO_MOVE  # int8, the card it took from a discard pile (-1: it drew from the deck)
+    # The round's latest moves, newest first, as both seats saw them (-1 before the round's
+    # first move): what search needs to weigh its sampled worlds by the opponent's play
+    # (search/inference.py).
+    recent_actions: jax.Array = struct.field(default_factory=lambda: _no_moves(()))  # int8[16], action ids
+    recent_cards: jax.Array = struct.field(default_factory=lambda: _no_moves(()))  # int8[16], cards placed
+    recent_drawn: jax.Array = struct.field(  # int8[16], cards taken from a discard pile (-1: from the deck)
+        default_factory=lambda: _no_moves(())
+    )
+
+
+def _no_moves(batch):
+    """int8[MOVE_HISTORY, *batch] of ``NO_MOVE``: a round's move history before its first move."""
+    return jnp.full((MOVE_HISTORY,) + tuple(batch), NO_MOVE, jnp.int8)
 
 
 def pile_top_code(pile_size):
@@ -141,9 +151,9 @@ def reset_from_positions(positions, first_player=0):
         plies=jnp.zeros(batch, jnp.int32),
         to_move=jnp.broadcast_to(jnp.asarray(first_player, jnp.int32), batch),
         done=jnp.zeros(batch, bool),
-        last_action=jnp.full(batch, NO_MOVE, jnp.int8),
-        last_card=jnp.full(batch, NO_MOVE, jnp.int8),
-        last_drawn=jnp.full(batch, NO_MOVE, jnp.int8),
+        recent_actions=_no_moves(batch),
+        recent_cards=_no_moves(batch),
+        recent_drawn=_no_moves(batch),
     )
 
 
@@ -309,6 +319,11 @@ def _insert_sorted(hand, remove_index, card):
     return jnp.where(j < pos, left, jnp.where(j == pos, card, right))
 
 
+def _recorded(live, value, recent):
+    """``recent`` (newest first) with ``value`` put in front when the move is ``live``."""
+    return jnp.where(live, jnp.concatenate([value[None], recent[:-1]]), recent)
+
+
 def step(state, action):
     """Apply ``action`` for the seat to move: ``(next_state, reward float32[2], done)``.
 
@@ -384,9 +399,9 @@ def step(state, action):
         plies=plies,
         to_move=jnp.where(live, 1 - player, player),
         done=state.done | ended,
-        last_action=jnp.where(live, jnp.asarray(action).astype(jnp.int8), state.last_action),
-        last_card=jnp.where(live, card, state.last_card),
-        last_drawn=jnp.where(live, jnp.where(from_deck, NO_MOVE, new_card), state.last_drawn),
+        recent_actions=_recorded(live, jnp.asarray(action).astype(jnp.int8), state.recent_actions),
+        recent_cards=_recorded(live, card, state.recent_cards),
+        recent_drawn=_recorded(live, jnp.where(from_deck, NO_MOVE, new_card), state.recent_drawn),
     )
     reward = jnp.where(ended, score(next_state), 0.0).astype(jnp.float32)
     return next_state, reward, next_state.done

@@ -6,8 +6,8 @@ Per decision, for the seat to move:
    best ``candidates - 1`` legal actions (:mod:`lost_cities.search.candidates`);
 2. ``worlds`` worlds are sampled from the mover's information set
    (:mod:`lost_cities.search.determinize`), with ``inference_pool`` > 1 preferring those
-   in which the base policy, as the opponent's model, plays the opponent's last move
-   (:mod:`lost_cities.search.inference`);
+   in which the opponent's model plays the most of the opponent's latest
+   ``inference_moves`` moves (:mod:`lost_cities.search.inference`);
 3. every candidate is scored in every world by a base-policy rollout for both seats, or
    with ``opponent_rollout`` for the other seat (a model of the opponent)
    (:mod:`lost_cities.search.rollout`), the same worlds and keys for all candidates;
@@ -76,7 +76,7 @@ def search_decision(
     actions, valid = top_candidates(scores(state), legal_mask_of(state), base, cfg.candidates)
 
     def values_of(candidates, world_key, rollout_key, count):
-        worlds = sample_worlds(world_key, state, count, cfg.inference_pool, inferred)
+        worlds = sample_worlds(world_key, state, count, cfg.inference_pool, inferred, cfg.inference_moves)
         keys = jax.random.split(rollout_key, count)
         return rollout_values(
             worlds,

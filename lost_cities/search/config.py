@@ -9,6 +9,8 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
+from lost_cities.game.engine import MOVE_HISTORY
+
 
 @dataclass(frozen=True)
 class SearchConfig:
@@ -38,8 +40,10 @@ class SearchConfig:
     - ``proposer``: the scorer that ranks the candidates (a ``BOT_SCORES`` name); ``None``:
       the base policy's own scores.
     - ``inference_pool``: uniform worlds drawn per world kept; of those, the ones in which
-      the base policy plays the opponent's last move are kept first (1: no inference,
-      :mod:`lost_cities.search.inference`).
+      the opponent's model plays the most of its latest ``inference_moves`` moves of the
+      round are kept first (1: no inference, :mod:`lost_cities.search.inference`).
+    - ``inference_moves``: how many of the opponent's latest moves the inference checks
+      (1 to ``MOVE_HISTORY // 2``, the moves a round ``State`` keeps of each seat).
     """
 
     worlds: int
@@ -55,6 +59,7 @@ class SearchConfig:
     scales: tuple
     proposer: str | None
     inference_pool: int
+    inference_moves: int
 
     def __post_init__(self):
         if self.worlds < 1 or self.candidates < 1:
@@ -68,6 +73,11 @@ class SearchConfig:
         if self.inference_pool < 1:
             raise ValueError(
                 f"search.inference_pool must be >= 1 (1: no inference), got {self.inference_pool}"
+            )
+        if not 1 <= self.inference_moves <= MOVE_HISTORY // 2:
+            raise ValueError(
+                f"search.inference_moves must be 1 to {MOVE_HISTORY // 2} (the opponent's moves a "
+                f"State keeps), got {self.inference_moves}"
             )
         if len(self.scales) != 3 or min(self.scales) < 0:
             raise ValueError(f"search.scales needs one scale >= 0 per round (3), got {self.scales}")
@@ -97,7 +107,8 @@ class SearchConfig:
             f"{self.gate_points:g} points and {self.gate_z:g} s.e.; start value {self.start_value:g}; "
             f"scales {list(self.scales)}; proposer {self.proposer or 'the base policy'}"
             + (
-                f"; worlds kept from {self.inference_pool}x as many by the opponent's last move"
+                f"; worlds kept from {self.inference_pool}x as many by the opponent's last "
+                + ("move" if self.inference_moves == 1 else f"{self.inference_moves} moves")
                 if self.inference_pool > 1
                 else ""
             )
