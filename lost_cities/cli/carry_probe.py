@@ -21,8 +21,9 @@ def _cell(stat):
 
 def format_probe(probe):
     lines = [
-        f"{probe['agent']} vs {probe['opponent']}, round 3 from an injected carry "
-        f"({probe['deals']} deals x 2 seats)",
+        f"{probe['agent']} vs {probe['opponent']}, round 3 from an injected carry, "
+        f"started by {probe['starter']} ({probe['deals']} deals x 2 seats"
+        f"{' x 2 starters' if probe['starter'] == 'both' else ''})",
         f"{'carry':>6}  {'win rate':<22}{'round-3 margin':<24}{'expeditions':<20}"
         f"{'handshakes':<20}pile draws",
     ]
@@ -45,7 +46,9 @@ def format_probe(probe):
 def main(cfg):
     quiet_libraries()
     env, policy_a, policy_b, deck_orders, coins, key = setup(cfg)
-    probe = carry_probe(env, policy_a, policy_b, deck_orders, coins, key, tuple(cfg.carries), cfg.batch_size)
+    probe = carry_probe(
+        env, policy_a, policy_b, deck_orders, coins, key, tuple(cfg.carries), cfg.batch_size, cfg.starter
+    )
     probe = {**probe, **settings(cfg)}
     print(format_probe(probe))
     paths = [

@@ -39,8 +39,8 @@ def game_scores(margin):
     return (margin > 0) + 0.5 * (margin == 0)
 
 
-def paired_interval(per_game):
-    """``mean_interval`` over per-deal means of games ordered ``[deal, seat of A]``: the two
-    games of a deal are not independent, the deals are the iid units."""
-    per_deal = np.asarray(per_game, np.float64).reshape(-1, 2).mean(axis=1)
+def paired_interval(per_game, games_per_deal=2):
+    """``mean_interval`` over per-deal means of games ordered ``[deal, ...]``: the games of
+    a deal (its two seats, by default) are not independent, the deals are the iid units."""
+    per_deal = np.asarray(per_game, np.float64).reshape(-1, games_per_deal).mean(axis=1)
     return mean_interval(per_deal)

@@ -25,7 +25,7 @@ from lost_cities.evaluation import (
     run_gates,
     wilson_interval,
 )
-from lost_cities.evaluation.carry import carry_probe, round3_start, trend
+from lost_cities.evaluation.carry import AGENT, OPPONENT, RULE, carry_probe, round3_start, trend
 from lost_cities.evaluation.duplicate import RESULT_METRICS, Results, RoundResults
 from lost_cities.game.engine import legal_action_mask, reset_from_order
 from lost_cities.game.match import MatchState
@@ -317,12 +317,28 @@ def test_unknown_policy_name_is_a_clear_error():
         resolve_policy("heuristic_expertt", ENV)
 
 
-@pytest.mark.parametrize("seat_a, carry, starter", [(0, 25.0, 0), (1, 25.0, 1), (1, -1.0, 0), (0, 0.0, None)])
-def test_carry_probe_starts_round_3_with_the_injected_carry(seat_a, carry, starter):
+@pytest.mark.parametrize(
+    "seat_a, carry, who, starter",
+    [
+        (0, 25.0, RULE, 0),
+        (1, 25.0, RULE, 1),
+        (1, -1.0, RULE, 0),
+        (0, 0.0, RULE, None),
+        (0, 25.0, OPPONENT, 1),
+        (1, -25.0, AGENT, 1),
+        (1, 1.0, OPPONENT, 0),
+        (0, 0.0, AGENT, 0),
+    ],
+)
+def test_carry_probe_starts_round_3_with_the_injected_carry(seat_a, carry, who, starter):
     env = ENVS["match3"]
     deck_orders, coins = deal_bank(5)
     ms = round3_start(
-        jnp.float32(carry), jnp.asarray(deck_orders[4]), jnp.asarray(coins[4]), jnp.int32(seat_a)
+        jnp.float32(carry),
+        jnp.int32(who),
+        jnp.asarray(deck_orders[4]),
+        jnp.asarray(coins[4]),
+        jnp.int32(seat_a),
     )
     fresh = reset_from_order(jnp.asarray(deck_orders[4, 2]))
     assert int(ms.round_idx) == 2 and not bool(ms.done)
@@ -348,6 +364,45 @@ def test_carry_probe_reports_each_carry_and_its_trends():
     json.dumps(probe, allow_nan=False)
     with pytest.raises(ValueError, match="needs env match3"):
         carry_probe(ENV, first_legal, last_legal, deck_orders, coins, KEY)
+    with pytest.raises(ValueError, match="must be one of"):
+        carry_probe(ENVS["match3"], first_legal, last_legal, deck_orders, coins, KEY, starter="leader")
+
+
+def test_carry_probe_with_both_starters_separates_the_carry_from_the_start():
+    """Policies that never read the carry: with the start held equal (``both``) they play
+    the same at every carry, while the match's rule (the leader starts) changes their play
+    between -1 and +1 through the start alone; ``both`` pools the two fixed starts."""
+    deck_orders, coins = deal_bank(16)
+    probe = {
+        starter: carry_probe(
+            ENVS["match3"],
+            first_legal,
+            last_legal,
+            deck_orders,
+            coins,
+            KEY,
+            (-1, 1),
+            batch_size=16,
+            starter=starter,
+        )
+        for starter in ("both", "rule", "agent", "opponent")
+    }
+    behaviours = ("expeditions", "handshakes", "pile_draws")
+    low, high = probe["both"]["carries"]
+    assert all(low[name] == high[name] for name in behaviours)
+    assert (
+        probe["both"]["starter"] == "both" and probe["both"]["trends"]["expeditions"]["direction"] == "flat"
+    )
+    low, high = probe["rule"]["carries"]
+    assert any(low[name]["mean"] != high[name]["mean"] for name in behaviours)
+    # Under the rule A starts at +1 and B at -1: those are the fixed starts' rows.
+    for name in behaviours:
+        assert high[name]["mean"] == pytest.approx(probe["agent"]["carries"][1][name]["mean"])
+        assert low[name]["mean"] == pytest.approx(probe["opponent"]["carries"][0][name]["mean"])
+        pooled = (
+            probe["agent"]["carries"][0][name]["mean"] + probe["opponent"]["carries"][0][name]["mean"]
+        ) / 2
+        assert probe["both"]["carries"][0][name]["mean"] == pytest.approx(pooled)
 
 
 def test_trend_classifies_monotonic_noisy_and_mixed_behaviour():
