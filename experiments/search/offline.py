@@ -1,29 +1,64 @@
-"""The offline study of experiments/search/README.md: how much a (worlds, candidates, gate)
-choice gains per decision when candidate values are judged by held-out uniform worlds.
+"""The offline study of experiments/search/README.md: how much a (worlds, candidates, gate,
+inference) choice gains per decision, judged with the opponent's true hand.
 
-    python experiments/search/offline.py values POSITIONS WORLDS CANDIDATES OUT.npz
+    python experiments/search/offline.py values POSITIONS WORLDS CANDIDATES OUT.npz [JUDGE]
     python experiments/search/offline.py analyse OUT.npz
 
-``values`` scores the expert's top CANDIDATES moves by rollouts in WORLDS worlds at
-POSITIONS positions of expert-vs-expert matches; ``analyse`` simulates a search that
-sees W of the first half of the worlds and judges its choice by the mean over the second
-half, for the best gate of a small grid. (This judge shares the search's model of the
-hidden cards, and in play the ranking it gives was wrong: see the README.)
+``values`` scores the expert's top CANDIDATES moves by expert rollouts at POSITIONS
+positions of expert-vs-expert matches, in three sets of worlds per position:
+
+- ``uniform``: WORLDS worlds as the search samples them (the hidden cards dealt uniformly);
+- ``inferred``: WORLDS worlds as ``inference_pool=4`` keeps them (those that explain the
+  opponent's last move first, the expert as its model);
+- ``judge``: JUDGE (default 64) worlds that keep the opponent's *true* hand and reshuffle
+  only the deck. The positions come from real play, so the true hand is a draw from the
+  true posterior given what the mover has seen, and the deck is uniform given the hand:
+  averaged over positions, the judge's value of a choice is an unbiased estimate of its
+  real expected value. (The judge cheats; it only grades, it never chooses.)
+
+``analyse`` simulates searches that see W of the uniform (or inferred) worlds, choose by
+the gate, and are graded by the judge, for a grid of W, K and gates; and the judge's own
+best candidate (what knowing the opponent's hand would be worth). Before session 9 the
+grade was the mean over held-out uniform worlds, which share the search's model of the
+hidden cards, and in play the ranking it gave was wrong (see the README).
 """
 
 import sys
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from lost_cities import envs
 from lost_cities.bots import make
-from lost_cities.search import BOT_SCORES, determinize, rollout_values, top_candidates
+from lost_cities.game.cards import N_CARDS
+from lost_cities.game.engine import LOC_HAND
+from lost_cities.search import BOT_SCORES, rollout_values, top_candidates
 from lost_cities.search.bench import positions
 from lost_cities.search.candidates import legal_mask_of
+from lost_cities.search.determinize import _fresh_deals, _rank_within
+from lost_cities.search.inference import sample_worlds
+
+INFERENCE_POOL = 4
+CHUNK = 20  # positions per compiled batch
 
 
-def values(n_positions, n_worlds, n_candidates, out):
+def reshuffled_deck(rng, ms):
+    """The match state with only its undrawn deck (and the later rounds) dealt afresh."""
+    rs = ms.round
+    in_deck = rs.loc < LOC_HAND
+    rank = _rank_within(jax.random.bits(rng, (N_CARDS,), jnp.uint32), in_deck)
+    loc = jnp.where(in_deck, rs.deck_ptr.astype(jnp.int32) + rank, rs.loc.astype(jnp.int32)).astype(jnp.int8)
+    deal_loc, deal_hands = _fresh_deals(jax.random.fold_in(rng, 1))
+    later = jnp.arange(3) > ms.round_idx
+    return ms.replace(
+        round=rs.replace(loc=loc),
+        deal_loc=jnp.where(later[:, None], deal_loc, ms.deal_loc),
+        deal_hands=jnp.where(later[:, None, None], deal_hands, ms.deal_hands),
+    )
+
+
+def values(n_positions, n_worlds, n_candidates, out, n_judge=64):
     env = envs.make("match3")
     expert = make("heuristic_expert")
     states = positions(env, n_positions, seed=5, every=5)
@@ -33,58 +68,87 @@ def values(n_positions, n_worlds, n_candidates, out):
         actions, valid = top_candidates(
             BOT_SCORES["heuristic_expert"](state), legal_mask_of(state), base, n_candidates
         )
-        world_key, rollout_key = jax.random.split(key)
-        worlds = jax.vmap(determinize, in_axes=(0, None))(jax.random.split(world_key, n_worlds), state)
-        keys = jax.random.split(rollout_key, n_worlds)
-        return rollout_values(worlds, actions, expert, keys, None, 0.0, (0.0, 0.0, 0.0)), valid
+        uniform_key, inferred_key, judge_key, rollout_key = jax.random.split(key, 4)
+        keys = jax.random.split(rollout_key, max(n_worlds, n_judge))
+
+        def score(worlds, count):
+            return rollout_values(worlds, actions, expert, keys[:count], None, 0.0, (0.0, 0.0, 0.0))
+
+        uniform = sample_worlds(uniform_key, state, n_worlds, 1, expert)
+        inferred = sample_worlds(inferred_key, state, n_worlds, INFERENCE_POOL, expert)
+        judge = jax.vmap(reshuffled_deck, in_axes=(0, None))(jax.random.split(judge_key, n_judge), state)
+        return score(uniform, n_worlds), score(inferred, n_worlds), score(judge, n_judge), valid
 
     score = jax.jit(jax.vmap(one))
     n = jax.tree.leaves(states)[0].shape[0]
     keys = jax.random.split(jax.random.PRNGKey(0), n)
     parts = [
-        score(jax.tree.map(lambda x, i=i: x[i : i + 20], states), keys[i : i + 20]) for i in range(0, n, 20)
+        score(jax.tree.map(lambda x, i=i: x[i : i + CHUNK], states), keys[i : i + CHUNK])
+        for i in range(0, n, CHUNK)
     ]
-    np.savez(out, values=np.concatenate([p[0] for p in parts]), valid=np.concatenate([p[1] for p in parts]))
+    names = ("uniform", "inferred", "judge", "valid")
+    np.savez(out, **{name: np.concatenate([p[i] for p in parts]) for i, name in enumerate(names)})
 
 
-def _gain(v, valid, truth_gain, worlds, k, gate_points, gate_z, rng, reps=30):
-    n, half = v.shape[0], v.shape[1] // 2
+def _chosen(v, valid, worlds, k, gate_points, gate_z, rng):
+    """Per position, the candidate a search on ``worlds`` of the worlds in ``v`` chooses."""
+    n = v.shape[0]
     rows = np.arange(n)
-    gains = []
+    pick = np.stack([rng.permutation(v.shape[1])[:worlds] for _ in range(n)])
+    seen = np.take_along_axis(v[:, :, :k], pick[:, :, None], axis=1)
+    paired = seen - seen[:, :, :1]
+    mean = np.where(valid[:, :k], paired.mean(1), -np.inf)
+    best = mean.argmax(1)
+    spread = paired[rows, :, best].std(1, ddof=1)
+    clears = (mean[rows, best] > gate_points) & (mean[rows, best] > gate_z * spread / np.sqrt(worlds))
+    return np.where(clears, best, 0)
+
+
+def _gain(v, valid, judge_gain, worlds, k, gate_points, gate_z, rng, reps=20):
+    """Mean judged gain over the base move per decision, and the share of decisions changed."""
+    rows = np.arange(v.shape[0])
+    gains, moved = [], []
     for _ in range(reps):
-        pick = np.stack([rng.permutation(half)[:worlds] for _ in range(n)])
-        seen = np.take_along_axis(v[:, :half, :k], pick[:, :, None], axis=1)
-        paired = seen - seen[:, :, :1]
-        mean = np.where(valid[:, :k], paired.mean(1), -np.inf)
-        best = mean.argmax(1)
-        spread = paired[rows, :, best].std(1, ddof=1)
-        clears = (mean[rows, best] > gate_points) & (mean[rows, best] > gate_z * spread / np.sqrt(worlds))
-        chosen = np.where(clears, best, 0)
-        gains.append(np.where(valid[rows, chosen], truth_gain[rows, chosen], 0.0).mean())
-    return float(np.mean(gains))
+        chosen = _chosen(v, valid, worlds, k, gate_points, gate_z, rng)
+        gains.append(judge_gain[rows, chosen].mean())
+        moved.append((chosen > 0).mean())
+    return float(np.mean(gains)), float(np.mean(moved))
 
 
 def analyse(path):
     data = np.load(path)
-    v, valid = data["values"], data["valid"]
-    half = v.shape[1] // 2
-    truth = v[:, half:, :].mean(1)
-    truth_gain = np.where(valid, truth - truth[:, :1], -np.inf)
+    valid = data["valid"]
+    judge = data["judge"].mean(1)
+    judge_gain = np.where(valid, judge - judge[:, :1], 0.0)
+    n, n_worlds, n_cands = data["uniform"].shape
     rng = np.random.default_rng(0)
-    ks = [k for k in (2, 3, 4, 6, 8, 12, 16) if k <= v.shape[2]]
-    for worlds in (8, 16, 32, 64):
-        if worlds > half:
-            continue
-        cells = []
-        for k in ks:
-            grid = [(gp, z) for gp in (0, 1, 2, 4) for z in (0, 1, 2)]
-            gain, gp, z = max((_gain(v, valid, truth_gain, worlds, k, gp, z, rng), gp, z) for gp, z in grid)
-            cells.append(f"K={k}: {gain:.2f} (gate {gp}, z {z})")
-        print(f"W={worlds}: " + " | ".join(cells))
+    print(
+        f"{n} positions, {n_worlds} search worlds, {n_cands} candidates, "
+        f"{data['judge'].shape[1]} judge worlds"
+    )
+    for k in (2, 3, 4, 6, 8):
+        if k <= n_cands:
+            best = np.where(valid[:, :k], judge_gain[:, :k], -np.inf).max(1)
+            print(f"knowing the opponent's hand, best of K={k}: {best.mean():.3f} points per decision")
+    ks = [k for k in (2, 3, 4, 6, 8) if k <= n_cands]
+    grid = [(gp, z) for gp in (0, 1, 2) for z in (0, 0.5, 1, 2)]
+    for source in ("uniform", "inferred"):
+        v = data[source]
+        for worlds in (16, 24, 32, 48, 64):
+            if worlds > n_worlds:
+                continue
+            cells = []
+            for k in ks:
+                (gain, moved), gp, z = max(
+                    (_gain(v, valid, judge_gain, worlds, k, gp, z, rng), gp, z) for gp, z in grid
+                )
+                at_default = _gain(v, valid, judge_gain, worlds, k, 1.0, 1.0, rng)[0]
+                cells.append(f"K={k}: {gain:.3f} (gate {gp}/{z}, moves {moved:.2f}; at 1/1 {at_default:.3f})")
+            print(f"{source} W={worlds}: " + " | ".join(cells))
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "values":
-        values(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+        values(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], *map(int, sys.argv[6:7]))
     else:
         analyse(sys.argv[2])
