@@ -3,6 +3,7 @@ inference) choice gains per decision, judged with the opponent's true hand.
 
     python experiments/search/offline.py values POSITIONS WORLDS CANDIDATES OUT.npz [JUDGE]
     python experiments/search/offline.py analyse OUT.npz
+    python experiments/search/offline.py check POSITIONS
 
 ``values`` scores the expert's top CANDIDATES moves by expert rollouts at POSITIONS
 positions of expert-vs-expert matches, in three sets of worlds per position:
@@ -18,7 +19,8 @@ positions of expert-vs-expert matches, in three sets of worlds per position:
 
 ``analyse`` simulates searches that see W of the uniform (or inferred) worlds, choose by
 the gate, and are graded by the judge, for a grid of W, K and gates; and the judge's own
-best candidate (what knowing the opponent's hand would be worth). Before session 9 the
+best candidate (what knowing the opponent's hand would be worth). ``check`` grades the
+real search (the default preset on the expert) the same way, and by the true deck alone. Before session 9 the
 grade was the mean over held-out uniform worlds, which share the search's model of the
 hidden cards, and in play the ranking it gave was wrong (see the README).
 """
@@ -33,10 +35,10 @@ from lost_cities import envs
 from lost_cities.bots import make
 from lost_cities.game.cards import N_CARDS
 from lost_cities.game.engine import LOC_HAND
-from lost_cities.search import BOT_SCORES, rollout_values, top_candidates
+from lost_cities.search import BOT_SCORES, load_preset, rollout_values, search_decision, top_candidates
 from lost_cities.search.bench import positions
 from lost_cities.search.candidates import legal_mask_of
-from lost_cities.search.determinize import _fresh_deals, _rank_within
+from lost_cities.search.determinize import rank_within
 from lost_cities.search.inference import sample_worlds
 
 INFERENCE_POOL = 4
@@ -44,18 +46,13 @@ CHUNK = 20  # positions per compiled batch
 
 
 def reshuffled_deck(rng, ms):
-    """The match state with only its undrawn deck (and the later rounds) dealt afresh."""
+    """The match state with only its undrawn deck dealt afresh: the opponent's true hand
+    stays. (The later rounds' deals stay too: rollouts end with the round and never read them.)"""
     rs = ms.round
     in_deck = rs.loc < LOC_HAND
-    rank = _rank_within(jax.random.bits(rng, (N_CARDS,), jnp.uint32), in_deck)
-    loc = jnp.where(in_deck, rs.deck_ptr.astype(jnp.int32) + rank, rs.loc.astype(jnp.int32)).astype(jnp.int8)
-    deal_loc, deal_hands = _fresh_deals(jax.random.fold_in(rng, 1))
-    later = jnp.arange(3) > ms.round_idx
-    return ms.replace(
-        round=rs.replace(loc=loc),
-        deal_loc=jnp.where(later[:, None], deal_loc, ms.deal_loc),
-        deal_hands=jnp.where(later[:, None, None], deal_hands, ms.deal_hands),
-    )
+    rank = rank_within(jax.random.bits(rng, (N_CARDS,), jnp.uint32), in_deck)
+    loc = jnp.where(in_deck, rs.deck_ptr.astype(jnp.int32) + rank, rs.loc.astype(jnp.int32))
+    return ms.replace(round=rs.replace(loc=loc.astype(jnp.int8)))
 
 
 def values(n_positions, n_worlds, n_candidates, out, n_judge=64):
@@ -147,8 +144,43 @@ def analyse(path):
             print(f"{source} W={worlds}: " + " | ".join(cells))
 
 
+def check(n_positions, n_judge=64):
+    """The default search's own choices at other positions: how often it leaves the expert's
+    move, and its gain by its own estimate, by the judge, and by the true deck alone."""
+    env = envs.make("match3")
+    expert = make("heuristic_expert")
+    cfg = load_preset("default")
+    states = positions(env, n_positions, seed=11, every=5)
+
+    def one(state, key):
+        _, info = search_decision(cfg, expert, BOT_SCORES["heuristic_expert"], state, key)
+        judge_key = jax.random.fold_in(key, 1)
+        keys = jax.random.split(judge_key, n_judge)
+        judge = jax.vmap(reshuffled_deck, in_axes=(0, None))(keys, state)
+        judged = rollout_values(judge, info["actions"], expert, keys, None, 0.0, (0.0, 0.0, 0.0))
+        true = jax.tree.map(lambda x: x[None], state)
+        dealt = rollout_values(true, info["actions"], expert, keys[:1], None, 0.0, (0.0, 0.0, 0.0))
+        return info["index"], info["values"].mean(0), judged.mean(0), dealt[0]
+
+    score = jax.jit(jax.vmap(one))
+    n = jax.tree.leaves(states)[0].shape[0]
+    keys = jax.random.split(jax.random.PRNGKey(3), n)
+    parts = [
+        score(jax.tree.map(lambda x, i=i: x[i : i + CHUNK], states), keys[i : i + CHUNK])
+        for i in range(0, n, CHUNK)
+    ]
+    index, own, judged, dealt = (np.concatenate([np.asarray(p[j]) for p in parts]) for j in range(4))
+    rows = np.arange(n)
+    print(f"{n} positions; the search leaves the expert's move at {(index > 0).mean():.3f}")
+    for name, v in (("its own estimate", own), ("the judge", judged), ("the true deck", dealt)):
+        gain = v[rows, index] - v[:, 0]
+        print(f"gain per decision by {name}: {gain.mean():.3f} (s.e. {gain.std(ddof=1) / np.sqrt(n):.3f})")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "values":
         values(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], *map(int, sys.argv[6:7]))
+    elif sys.argv[1] == "check":
+        check(int(sys.argv[2]))
     else:
         analyse(sys.argv[2])

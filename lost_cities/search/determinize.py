@@ -43,7 +43,7 @@ def unseen_cards(state, player):
     return (state.loc < LOC_HAND) | (state.loc == LOC_HAND + opponent)
 
 
-def _rank_within(keys, members):
+def rank_within(keys, members):
     """int32[60]: each member's rank among the members by ``keys`` (ties by card id)."""
     before = (keys[None, :] < keys[:, None]) | (
         (keys[None, :] == keys[:, None]) & (CARD_IDS[None, :] < CARD_IDS[:, None])
@@ -68,7 +68,7 @@ def determinize_round(rng, state):
     opponent = 1 - mover
     hidden = unseen_cards(state, mover)
     keys = jax.random.bits(rng, (N_CARDS,), jnp.uint32)
-    rank = _rank_within(keys, hidden)
+    rank = rank_within(keys, hidden)
     deck_left = N_CARDS - state.deck_ptr.astype(jnp.int32)
     new_loc = jnp.where(rank < deck_left, state.deck_ptr.astype(jnp.int32) + rank, LOC_HAND + opponent)
     loc = jnp.where(hidden, new_loc, state.loc.astype(jnp.int32)).astype(jnp.int8)
