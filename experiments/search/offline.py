@@ -55,6 +55,19 @@ def reshuffled_deck(rng, ms):
     return ms.replace(round=rs.replace(loc=loc.astype(jnp.int8)))
 
 
+def per_position(one, states, seed):
+    """``one(state, key)``'s outputs at every position, ``CHUNK`` positions per compiled
+    batch, each output concatenated over the positions (numpy)."""
+    score = jax.jit(jax.vmap(one))
+    n = jax.tree.leaves(states)[0].shape[0]
+    keys = jax.random.split(jax.random.PRNGKey(seed), n)
+    parts = [
+        score(jax.tree.map(lambda x, i=i: x[i : i + CHUNK], states), keys[i : i + CHUNK])
+        for i in range(0, n, CHUNK)
+    ]
+    return [np.concatenate([np.asarray(p[j]) for p in parts]) for j in range(len(parts[0]))]
+
+
 def values(n_positions, n_worlds, n_candidates, out, n_judge=64):
     env = envs.make("match3")
     expert = make("heuristic_expert")
@@ -76,15 +89,8 @@ def values(n_positions, n_worlds, n_candidates, out, n_judge=64):
         judge = jax.vmap(reshuffled_deck, in_axes=(0, None))(jax.random.split(judge_key, n_judge), state)
         return score(uniform, n_worlds), score(inferred, n_worlds), score(judge, n_judge), valid
 
-    score = jax.jit(jax.vmap(one))
-    n = jax.tree.leaves(states)[0].shape[0]
-    keys = jax.random.split(jax.random.PRNGKey(0), n)
-    parts = [
-        score(jax.tree.map(lambda x, i=i: x[i : i + CHUNK], states), keys[i : i + CHUNK])
-        for i in range(0, n, CHUNK)
-    ]
     names = ("uniform", "inferred", "judge", "valid")
-    np.savez(out, **{name: np.concatenate([p[i] for p in parts]) for i, name in enumerate(names)})
+    np.savez(out, **dict(zip(names, per_position(one, states, seed=0), strict=True)))
 
 
 def _chosen(v, valid, worlds, k, gate_points, gate_z, rng):
@@ -162,14 +168,8 @@ def check(n_positions, n_judge=64):
         dealt = rollout_values(true, info["actions"], expert, keys[:1], None, 0.0, (0.0, 0.0, 0.0))
         return info["index"], info["values"].mean(0), judged.mean(0), dealt[0]
 
-    score = jax.jit(jax.vmap(one))
-    n = jax.tree.leaves(states)[0].shape[0]
-    keys = jax.random.split(jax.random.PRNGKey(3), n)
-    parts = [
-        score(jax.tree.map(lambda x, i=i: x[i : i + CHUNK], states), keys[i : i + CHUNK])
-        for i in range(0, n, CHUNK)
-    ]
-    index, own, judged, dealt = (np.concatenate([np.asarray(p[j]) for p in parts]) for j in range(4))
+    index, own, judged, dealt = per_position(one, states, seed=3)
+    n = index.shape[0]
     rows = np.arange(n)
     print(f"{n} positions; the search leaves the expert's move at {(index > 0).mean():.3f}")
     for name, v in (("its own estimate", own), ("the judge", judged), ("the true deck", dealt)):
