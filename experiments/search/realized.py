@@ -102,7 +102,7 @@ def main():
         "seconds": seconds,
         "load_average": os.getloadavg(),
     }
-    Path(out).write_text(json.dumps(row, indent=2) + "\n")
+    Path(out).write_text(json.dumps(row) + "\n")  # one line: the gains are 800 numbers
     print(
         f"{overrides}: realized gain {row['gain_mean']:+.2f} (s.e. {row['gain_se']:.2f}) "
         f"over {n} positions, {seconds:.0f} s"
