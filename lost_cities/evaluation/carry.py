@@ -16,6 +16,8 @@ once with A starting and once with B starting, so only the carry differs between
 carries; ``"agent"`` and ``"opponent"`` fix one.
 """
 
+import functools
+
 import jax.numpy as jnp
 import numpy as np
 from jax.tree_util import Partial
@@ -101,22 +103,11 @@ def carry_probe(
         raise ValueError(f"starter={starter!r}: who starts round 3 must be one of {sorted(STARTERS)}")
     starts = STARTERS[starter]
     games_per_deal = 2 * len(starts)
+    play = functools.partial(play_duplicate, env, policy_a, policy_b, deck_orders, coins, key, batch_size)
     rows = []
     for carry in sorted(carries):
-        runs = [
-            # The carry and the starter are traced: one compile for all.
-            play_duplicate(
-                env,
-                policy_a,
-                policy_b,
-                deck_orders,
-                coins,
-                key,
-                batch_size,
-                start=Partial(round3_start, jnp.float32(carry), jnp.int32(who)),
-            )
-            for who in starts
-        ]
+        # The carry and the starter are traced: one compile for all.
+        runs = [play(start=Partial(round3_start, jnp.float32(carry), jnp.int32(who))) for who in starts]
         games = {
             name: _per_deal_games(runs, name)
             for name in ("margin_a", "last_round_expeditions_a", "last_round_handshakes_a", "pile_draws_a")
