@@ -4,10 +4,9 @@
 - ``bc``: behaviour cloning of ``init.teacher`` (:mod:`lost_cities.imitation.bc`), run
   here before PPO, or read from ``init.checkpoint`` (a ``python -m lost_cities.pretrain``
   run dir). ``init.start`` (a run dir) gives the parameters cloning starts from: with a
-  search teacher on that same run, the clone is one step of expert iteration.
-  ``init.sharpen`` then scales the policy's logits. The optimizer state starts afresh,
-  and a league's pool is refilled with the cloned parameters (its snapshots are the
-  learner's past, which starts here).
+  search teacher on that same run, the clone is one step of expert iteration. The
+  optimizer state starts afresh, and a league's pool is refilled with the
+  cloned parameters (its snapshots are the learner's past, which starts here).
 """
 
 import json
@@ -18,7 +17,6 @@ import jax
 from omegaconf import OmegaConf
 
 from lost_cities.imitation.bc import BehaviourCloning
-from lost_cities.ppo.network import sharpen_policy
 from lost_cities.ppo.opponent.league import init_pool
 
 PRETRAIN_FILE = "pretrain.jsonl"  # one row of cloning metrics per BC update
@@ -81,8 +79,6 @@ def warm_start(trainer, state, run_dir, progress=True):
         key = jax.random.fold_in(jax.random.PRNGKey(trainer.cfg.seed), 1)
         log_path = None if run_dir is None else Path(run_dir) / PRETRAIN_FILE
         params, _ = clone(trainer, init_cfg, start, key, log_path, progress)
-    if init_cfg.sharpen != 1:
-        params = sharpen_policy(params, trainer.network, init_cfg.sharpen)
     league = state.league
     if league is not None:
         league = init_pool(params, trainer.opponents.league[1].pool_size)

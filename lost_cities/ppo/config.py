@@ -260,11 +260,9 @@ class BCInitConfig(NoInitConfig):
     random_share: float = MISSING
     label_smoothing: float = MISSING
     opponent: str | None = MISSING
-    sharpen: float = MISSING
 
     def __post_init__(self):
         super().__post_init__()
-        _require(self.sharpen > 0, f"init.sharpen must be > 0 (1: the logits as cloned), got {self.sharpen}")
         _require(0 <= self.label_smoothing < 1, "init.label_smoothing must be in [0, 1)")
         for name in ("updates", "num_envs", "rollout_length", "epochs", "minibatches"):
             _require(getattr(self, name) > 0, f"init.{name} must be > 0 (got {getattr(self, name)})")

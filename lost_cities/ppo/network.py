@@ -50,7 +50,6 @@ class ActorCritic(nn.Module):
     activation: str
     critic: nn.Module
     input_features = staticmethod(no_features)
-    policy_outputs = ("head",)  # the layers whose outputs are the logits (see sharpen_policy)
 
     def setup(self):
         self.trunk = MLP(self.hidden, self.activation)
@@ -86,7 +85,6 @@ class ActionNet(nn.Module):
     activation: str
     critic: nn.Module
     input_features = staticmethod(batched_action_features)
-    policy_outputs = ("placement_score", "draw_weights")  # the logits are linear in both
 
     def setup(self):
         orthogonal = nn.initializers.orthogonal(2**0.5)
@@ -116,16 +114,6 @@ class ActionNet(nn.Module):
 
     def logits(self, obs, features=None):
         return self._policy(obs, features)[0]
-
-
-def sharpen_policy(params, network, factor):
-    """``params`` with every logit multiplied by ``factor``: the policy's last layers
-    (``network.policy_outputs``, of which the logits are a linear sum) scaled. The greedy
-    move stays; ``factor`` > 1 samples closer to it (``init.sharpen``)."""
-    layers = dict(params["params"])
-    for name in network.policy_outputs:
-        layers[name] = {k: factor * v for k, v in layers[name].items()}
-    return {**params, "params": layers}
 
 
 def masked_logits(logits, mask):

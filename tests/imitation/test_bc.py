@@ -160,26 +160,3 @@ def test_cloning_against_an_opponent_labels_and_teaches_only_the_learners_seat()
         )
         seen |= set(learner_moves.tolist())
     assert seen == {True, False}
-
-
-@pytest.mark.parametrize("network", ["mlp", "action"])
-def test_sharpen_multiplies_every_logit_and_leaves_the_greedy_move_and_the_critic(network):
-    """``init.sharpen``: the policy's last layers scaled, so every logit is ``factor`` times
-    the clone's (hence the same greedy move, a sharper sample) and the value is untouched."""
-    from lost_cities.ppo.network import sharpen_policy
-
-    overrides = [o for o in TINY if not o.startswith("network")] + [f"network={network}"]
-    trainer = Trainer.from_config(make_cfg(overrides))
-    params = trainer.init_params(jax.random.PRNGKey(3))
-    env = trainer.env
-    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(4), 16))
-    player = jnp.zeros(16, jnp.int32)
-    obs = jax.vmap(env.observe)(states, player)
-    privileged = jax.vmap(env.privileged)(states, player)
-    logits, value = trainer.network.apply(params, obs, privileged)
-    sharp_logits, sharp_value = trainer.network.apply(sharpen_policy(params, trainer.network, 2.5), obs, privileged)
-    assert float(jnp.std(logits)) > 1e-3  # a fresh head's logits are small, but not all equal
-    np.testing.assert_allclose(sharp_logits, 2.5 * logits, rtol=1e-5, atol=1e-6)
-    np.testing.assert_array_equal(sharp_value, value)
-    with pytest.raises(Exception, match="init.sharpen must be > 0"):
-        validate(make_cfg([*TINY, "init.sharpen=0"]))
