@@ -1,6 +1,6 @@
 """What a search gains in play over the rest of a round, paired on the true deck.
 
-    python experiments/search/realized.py POSITIONS OUT.json [preset=NAME] [knob=value ...]
+    python experiments/search/realized.py POSITIONS OUT.json [preset=NAME] [round=3] [knob=value ...]
 
 From POSITIONS positions of expert-vs-expert matches (every 5th ply, the true state), the
 seat to move plays the rest of the round twice against ``heuristic_expert``: once as the
@@ -9,6 +9,10 @@ the same true deck and the expert is deterministic, so the per-position differen
 mover's match points at the round's end is the search's realized gain there with the deal's
 luck paired out: a 400-position run has a standard error of about 0.8 points where a
 500-deal duplicate evaluation's margin has about 1.5, at a sixth of its cost.
+
+``round=3`` takes the positions from the match's last round only; the round's end is then
+the match's, and the row also holds what the search realizes in match wins (a win 1, a
+draw 1/2, a loss 0), for settings that play for the win rather than the points.
 
 Why it exists (session 9): the expert's advantage of the search's choice per decision
 (offline.py, graded with the opponent's true hand) sums over a round to about twice what
@@ -71,10 +75,18 @@ def main():
     n_positions, out, *knobs = sys.argv[1:]
     overrides = {k: yaml.safe_load(v) for k, v in (knob.split("=", 1) for knob in knobs)}
     spec = f"search/{overrides.pop('preset', 'default')}:heuristic_expert"
+    last_round = overrides.pop("round", None)
+    if last_round not in (None, 3):
+        raise ValueError(f"round={last_round}: only round=3 (the match's last) is measured apart")
     env = envs.make("match3")
     expert = make("heuristic_expert")
     searched = resolve_search(spec, env, PRESETS, **overrides)
-    states = positions(env, int(n_positions), seed=11, every=5)
+    if last_round is None:
+        states = positions(env, int(n_positions), seed=11, every=5)
+    else:  # about a third of the positions are in round 3: draw enough, keep the first n of them
+        pool = positions(env, 4 * int(n_positions), seed=11, every=5)
+        keep = np.flatnonzero(np.asarray(pool.round_idx) == 2)[: int(n_positions)]
+        states = jax.tree.map(lambda x: x[keep], pool)
     n = jax.tree.leaves(states)[0].shape[0]
     keys = jax.random.split(jax.random.PRNGKey(3), n)
 
@@ -90,7 +102,8 @@ def main():
         return points
 
     start = time.perf_counter()
-    gain = run(searched) - run(expert)
+    search_points, expert_points = run(searched), run(expert)
+    gain = search_points - expert_points
     seconds = time.perf_counter() - start
     row = {
         "agent": spec,
@@ -102,9 +115,16 @@ def main():
         "seconds": seconds,
         "load_average": os.getloadavg(),
     }
+    if last_round is not None:
+        win_gain = (np.sign(search_points) - np.sign(expert_points)) / 2  # match score: 1, 1/2, 0
+        row["round"] = last_round
+        row["win_gain_mean"] = float(win_gain.mean())
+        row["win_gain_se"] = float(win_gain.std(ddof=1) / np.sqrt(n))
+        row["win_gains"] = [float(g) for g in win_gain]
     Path(out).write_text(json.dumps(row) + "\n")  # one line: the gains are 800 numbers
+    wins = f", match score {row['win_gain_mean']:+.4f} (s.e. {row['win_gain_se']:.4f})" if last_round else ""
     print(
-        f"{overrides}: realized gain {row['gain_mean']:+.2f} (s.e. {row['gain_se']:.2f}) "
+        f"{overrides}: realized gain {row['gain_mean']:+.2f} (s.e. {row['gain_se']:.2f}){wins} "
         f"over {n} positions, {seconds:.0f} s"
     )
 
