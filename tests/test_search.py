@@ -530,6 +530,13 @@ def test_presets_load_and_check_their_knobs(tmp_path):
     (tmp_path / "partial.yaml").write_text("worlds: 4\n")
     with pytest.raises(ValueError, match="lacks the search knobs"):
         load_preset("partial", tmp_path)
+    # A preset that extends another sets only what it changes, and may not extend itself.
+    assert load_preset("fast", PRESETS) == dataclasses.replace(cfg, worlds=16)
+    assert load_preset("strong", PRESETS) == dataclasses.replace(cfg, worlds=48)
+    (tmp_path / "a.yaml").write_text("extends: b\nworlds: 2\n")
+    (tmp_path / "b.yaml").write_text("extends: a\n")
+    with pytest.raises(ValueError, match="a cycle"):
+        load_preset("a", tmp_path)
     with pytest.raises(ValueError, match="scales"):
         _cfg(scales=(1.0, 2.0))
     with pytest.raises(ValueError, match="set search.depth"):

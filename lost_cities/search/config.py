@@ -120,14 +120,26 @@ def conf_dir():
     return Path(str(resources.files("lost_cities.conf"))) / "search"
 
 
-def load_preset(name="default", directory=None, **overrides):
-    """``<directory or conf_dir()>/<name>.yaml`` as a :class:`SearchConfig`, ``overrides`` applied."""
-    directory = conf_dir() if directory is None else Path(directory)
+def _preset_values(name, directory, children=()):
+    """The knobs of preset ``name``: its file's, over those of the preset it ``extends``."""
     path = directory / f"{name}.yaml"
     if not path.exists():
         names = sorted(p.stem for p in directory.glob("*.yaml"))
         raise ValueError(f"unknown search preset {name!r} in {directory}; choose one of {names}")
     values = OmegaConf.to_container(OmegaConf.load(path), resolve=True)
+    parent = values.pop("extends", None)
+    if parent is None:
+        return values
+    if parent in (*children, name):
+        raise ValueError(f"search preset {name!r} extends {parent!r}, which extends it: a cycle")
+    return {**_preset_values(parent, directory, (*children, name)), **values}
+
+
+def load_preset(name="default", directory=None, **overrides):
+    """``<directory or conf_dir()>/<name>.yaml`` as a :class:`SearchConfig`, ``overrides``
+    applied. A preset may name another as ``extends`` and set only the knobs it changes."""
+    directory = conf_dir() if directory is None else Path(directory)
+    values = _preset_values(name, directory)
     known = {f.name for f in dataclasses.fields(SearchConfig)}
     unknown = (set(values) | set(overrides)) - known
     if unknown:
@@ -135,6 +147,6 @@ def load_preset(name="default", directory=None, **overrides):
     values.update(overrides)
     missing = known - set(values)
     if missing:
-        raise ValueError(f"{path} lacks the search knobs {sorted(missing)}")
+        raise ValueError(f"search preset {name!r} in {directory} lacks the search knobs {sorted(missing)}")
     values["scales"] = tuple(values["scales"])
     return SearchConfig(**values)
