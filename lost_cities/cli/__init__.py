@@ -39,6 +39,21 @@ def _register_run_id():
 _register_run_id()
 
 
+def _register_path_safe():
+    """``${path_safe:<text>}``: ``text`` with the characters a glob reads as a pattern
+    (``[ ] * ?``) replaced, for a sweep job's dir named by its overrides: orbax cannot read
+    back checkpoints under a path holding them (``lost_cities.ppo.checkpoint.check_checkpoint_dir``),
+    and a sweep over a list (``network.hidden=[64],[128]``) would put ``[`` there."""
+    from omegaconf import OmegaConf
+
+    table = str.maketrans({"[": "(", "]": ")", "*": "_", "?": "_"})
+    if not OmegaConf.has_resolver("path_safe"):
+        OmegaConf.register_new_resolver("path_safe", lambda text: str(text).translate(table))
+
+
+_register_path_safe()
+
+
 def remove_if_empty(run_dir):
     """A failed command leaves no empty dir behind (Hydra makes the run dir before the app runs)."""
     from pathlib import Path

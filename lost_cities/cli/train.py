@@ -41,7 +41,7 @@ from lost_cities.cli import CONF, remove_if_empty
 from lost_cities.evaluation.gates import RESULT_METRICS, gate_metrics, run_gates
 from lost_cities.imitation.warm_start import warm_start
 from lost_cities.ppo import config as schema
-from lost_cities.ppo.checkpoint import Checkpoints, latest_step, quarantine, restore
+from lost_cities.ppo.checkpoint import Checkpoints, check_checkpoint_dir, latest_step, quarantine, restore
 from lost_cities.ppo.logger.none import NoneLogger
 from lost_cities.ppo.run_dir import (
     CONFIG_FILE,
@@ -183,7 +183,9 @@ def resume_conflicts(cfg, saved, overrides, original):
 
 
 def _check_new_run_dir(run_dir):
-    """A new run writes only into a dir that is absent or empty."""
+    """A new run writes only into a dir that is absent or empty, and one whose checkpoints
+    can be read back."""
+    check_checkpoint_dir(run_dir)
     if run_dir.exists() and any(run_dir.iterdir()):
         held = ", ".join(sorted(p.name for p in run_dir.iterdir())[:6])
         raise FileExistsError(

@@ -30,6 +30,20 @@ import numpy as np
 import orbax.checkpoint as ocp
 
 DIGEST_FILE = "sha256.json"
+GLOB_CHARACTERS = "[]*?"
+
+
+def check_checkpoint_dir(directory):
+    """Refuse a dir whose checkpoints orbax could not read back. Orbax finds the files a save
+    wrote by a glob under the dir's own path, so a ``[``, ``]``, ``*`` or ``?`` in that
+    path makes every save finish without error and leave a checkpoint that no restore
+    opens (measured: a Hydra sweep over ``network.placement_hidden=[32]``, session 10)."""
+    held = sorted(set(str(Path(directory).absolute())) & set(GLOB_CHARACTERS))
+    if held:
+        raise ValueError(
+            f"{directory}: orbax cannot read back checkpoints saved under a path holding {held} "
+            "(it globs the path); choose a run dir without them"
+        )
 
 
 class CorruptCheckpoint(ValueError):
@@ -51,6 +65,7 @@ def check_finite(params, what):
 
 
 def _manager(directory, max_to_keep, best_metric=None, create=True):
+    check_checkpoint_dir(directory)
     options = ocp.CheckpointManagerOptions(
         max_to_keep=max_to_keep,
         best_fn=(lambda metrics: metrics[best_metric]) if best_metric else None,

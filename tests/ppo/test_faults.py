@@ -22,11 +22,18 @@ import jax.flatten_util
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from omegaconf import OmegaConf
+from omegaconf import OmegaConf, open_dict
 from tiny_runs import SHARED, Interrupt, StopAfter, make_cfg
 
 from lost_cities.cli.train import LATER_KEYS, NonFiniteError, prepare_run_dir, train
-from lost_cities.ppo.checkpoint import CorruptCheckpoint, restore, restore_params, steps, write_digest
+from lost_cities.ppo.checkpoint import (
+    Checkpoints,
+    CorruptCheckpoint,
+    restore,
+    restore_params,
+    steps,
+    write_digest,
+)
 from lost_cities.ppo.run_dir import read_metrics
 from lost_cities.ppo.trainer import Trainer
 
@@ -324,6 +331,24 @@ def test_a_retry_into_a_finished_run_dir_is_refused_and_changes_nothing(finished
     assert done.returncode != 0 and "already holds files" in done.stderr
     assert snapshot(run_dir) == before
     assert_unchanged(finished)
+
+
+def test_a_run_dir_orbax_cannot_read_back_is_refused_before_anything_runs(tmp_path):
+    """Before: orbax saved every checkpoint under a dir named by a sweep over a list
+    (``..._network.placement_hidden=[32],seed=0``) without error, and none could be read
+    back (it finds a save's files by a glob of the path). Now such a dir is refused before
+    anything is written, and the sweep's job dirs are named without glob characters."""
+    run_dir = tmp_path / "0_network.placement_hidden=[32],seed=0"
+    with pytest.raises(ValueError, match="orbax cannot read back"):
+        prepare_run_dir(make_cfg(SHARED), run_dir, overrides=[])
+    assert not run_dir.exists()
+    with pytest.raises(ValueError, match="orbax cannot read back"):
+        Checkpoints(tmp_path / "what?", 1)
+
+    cfg = make_cfg(["network.placement_hidden=[128,128]", "seed=1"], return_hydra_config=True)
+    with open_dict(cfg):
+        cfg.hydra.job.num = 3
+    assert cfg.hydra.sweep.subdir == "3_network.placement_hidden=(128,128),seed=1"
 
 
 def test_two_runs_started_in_the_same_second_get_their_own_dirs(tmp_path):
