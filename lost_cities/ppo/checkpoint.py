@@ -11,7 +11,8 @@ it before reading and refuse non-finite parameters (:func:`check_finite`); a ste
 fails verification (flipped bytes, a truncated file, no digest because the save was
 killed) is skipped with a warning naming it, and the newest good step is used instead.
 A dir where no step has a digest (saved before digests existed) is read unverified, with a
-warning. Nothing is saved whose parameters are not finite.
+warning. Nothing is saved whose parameters are not finite, and nothing under a path that
+holds a glob character (:func:`check_checkpoint_dir`: orbax could not read it back).
 
 With several processes (:mod:`lost_cities.distributed`) every process calls
 :meth:`Checkpoints.save` with the same global state: orbax's multi-host support has each
