@@ -1,7 +1,9 @@
-"""``python -m lost_cities.evaluate agent=... opponent=... env=match3 deals=10000``.
+"""``python -m lost_cities.evaluate agent=... opponent=... env=match3 deals=10000 [baseline=...]``.
 
 Duplicate evaluation on the fixed deal bank (see lost_cities.evaluation); prints the
-results and writes them as JSON (``RESULTS_SCHEMA`` plus the run's settings).
+results and writes them as JSON (``RESULTS_SCHEMA`` plus the run's settings). With a
+``baseline`` agent, it plays the same games too and the two are compared deal by deal
+(``COMPARISON_SCHEMA``).
 """
 
 import json
@@ -16,7 +18,7 @@ from tqdm import tqdm
 
 from lost_cities import envs
 from lost_cities.cli import CLI_CONF, remove_if_empty
-from lost_cities.evaluation import deal_bank, duplicate_evaluate, resolve_policy
+from lost_cities.evaluation import compare, deal_bank, play_duplicate, resolve_policy, summarise
 
 
 def _interval(low, high, digits):
@@ -53,6 +55,17 @@ def format_report(results):
         )
     lines.append(f"  {r['seconds']:.1f} s")
     return "\n".join(lines)
+
+
+def format_comparison(results):
+    """The baseline's summary line and A's paired difference from it."""
+    c = results["versus_baseline"]
+    return (
+        f"baseline: {format_summary(results['baseline'])}\n"
+        f"{results['agent']} - {results['baseline']['agent']} over the same {c['deals']} deals: "
+        f"score {c['score_diff']:+.4f} {_interval(c['score_diff_lower'], c['score_diff_upper'], 4)}, "
+        f"margin {c['margin_diff']:+.2f} {_interval(c['margin_diff_lower'], c['margin_diff_upper'], 2)}"
+    )
 
 
 def quiet_libraries():
@@ -92,14 +105,27 @@ def settings(cfg):
 
 
 def run(cfg):
-    """Evaluate ``cfg.agent`` against ``cfg.opponent``; the results dict plus the settings used."""
+    """Evaluate ``cfg.agent`` against ``cfg.opponent``; the results dict plus the settings
+    used. A ``cfg.baseline`` agent plays the same games: its results go under ``baseline``
+    and the deal-by-deal difference under ``versus_baseline``."""
     env, policy_a, policy_b, deck_orders, coins, key = setup(cfg)
-    start = time.perf_counter()
-    with tqdm(total=cfg.deals, unit="deal", disable=not cfg.progress, leave=False) as bar:
-        results = duplicate_evaluate(
-            env, policy_a, policy_b, deck_orders, coins, key, cfg.batch_size, bar.update
-        )
-    return {**results, **settings(cfg), "seconds": time.perf_counter() - start}
+    players = {"agent": policy_a}
+    if cfg.baseline is not None:
+        players["baseline"] = resolve_policy(cfg.baseline, env)  # before any game: a bad name fails early
+    games, seconds = {}, {}
+    with tqdm(total=cfg.deals * len(players), unit="deal", disable=not cfg.progress, leave=False) as bar:
+        for name, policy in players.items():
+            start = time.perf_counter()
+            games[name] = play_duplicate(
+                env, policy, policy_b, deck_orders, coins, key, cfg.batch_size, bar.update
+            )
+            seconds[name] = time.perf_counter() - start
+    results = {**summarise(games["agent"], env.name), **settings(cfg), "seconds": seconds["agent"]}
+    if "baseline" in games:
+        baseline = {**summarise(games["baseline"], env.name), **settings(cfg), "agent": str(cfg.baseline)}
+        results["baseline"] = {**baseline, "seconds": seconds["baseline"]}
+        results["versus_baseline"] = compare(games["agent"], games["baseline"])
+    return results
 
 
 def write_results(results, cfg):
@@ -134,6 +160,8 @@ def main(cfg):
     quiet_libraries()
     results = run(cfg)
     print(format_report(results))
+    if "versus_baseline" in results:
+        print(format_comparison(results))
     for path in write_results(results, cfg):
         print(f"wrote {path}")
 

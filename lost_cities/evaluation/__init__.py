@@ -1,5 +1,6 @@
 """Duplicate evaluation on fixed deal banks, gates, and the policy resolver shared by the CLIs."""
 
+from lost_cities.evaluation.comparison import COMPARISON_SCHEMA, compare
 from lost_cities.evaluation.deals import bank_versions, deal_bank
 from lost_cities.evaluation.duplicate import (
     RESULTS_SCHEMA,
@@ -13,10 +14,12 @@ from lost_cities.evaluation.policies import current_round_only, resolve_policy
 from lost_cities.evaluation.stats import mean_interval, wilson_interval
 
 __all__ = [
+    "COMPARISON_SCHEMA",
     "RESULTS_SCHEMA",
     "SCHEMA_VERSION",
     "bank_versions",
     "check_gates_config",
+    "compare",
     "current_round_only",
     "deal_bank",
     "duplicate_evaluate",

@@ -39,7 +39,7 @@ def test_bad_evaluation_settings_fail_validation(override, message):
 
 def evaluate_cfg(**changes):
     base = {"agent": "random", "opponent": "random", "env": "match3", "deals": 2, "bank": "v1"}
-    base |= {"first_deal": 0, "seed": 0}
+    base |= {"first_deal": 0, "seed": 0, "baseline": None, "progress": False}
     return OmegaConf.create({**base, "batch_size": 2, **changes})
 
 
@@ -59,6 +59,28 @@ def test_evaluate_names_a_bad_first_deal(value):
 
     with pytest.raises(ValueError, match=f"first_deal={value!r} must be a whole number >= 0"):
         setup(evaluate_cfg(first_deal=value))
+
+
+def test_an_unknown_baseline_fails_before_any_game(monkeypatch):
+    from lost_cities.cli import evaluate
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("a game was played before the baseline was checked")
+
+    monkeypatch.setattr(evaluate, "play_duplicate", no_games)
+    with pytest.raises(ValueError, match="nosuchbot"):
+        evaluate.run(evaluate_cfg(baseline="nosuchbot"))
+
+
+def test_evaluate_with_a_baseline_reports_both_and_their_paired_difference():
+    from lost_cities.cli.evaluate import format_comparison, run
+
+    results = run(evaluate_cfg(agent="discard_only", baseline="random", deals=3, batch_size=3))
+    assert results["agent"] == "discard_only" and results["baseline"]["agent"] == "random"
+    versus = results["versus_baseline"]
+    assert versus["deals"] == results["baseline"]["deals"] == 3
+    assert versus["score_diff"] == pytest.approx(results["win_rate"] - results["baseline"]["win_rate"])
+    assert "discard_only - random over the same 3 deals: score" in format_comparison(results)
 
 
 def test_duplicate_evaluate_refuses_batch_size_0_instead_of_using_1():

@@ -13,9 +13,11 @@ from omegaconf import OmegaConf
 
 from lost_cities import envs
 from lost_cities.evaluation import (
+    COMPARISON_SCHEMA,
     RESULTS_SCHEMA,
     SCHEMA_VERSION,
     check_gates_config,
+    compare,
     current_round_only,
     deal_bank,
     duplicate_evaluate,
@@ -23,9 +25,11 @@ from lost_cities.evaluation import (
     play_duplicate,
     resolve_policy,
     run_gates,
+    summarise,
     wilson_interval,
 )
 from lost_cities.evaluation.carry import AGENT, OPPONENT, RULE, carry_probe, round3_start, trend
+from lost_cities.evaluation.comparison import Comparison
 from lost_cities.evaluation.duplicate import RESULT_METRICS, Results, RoundResults
 from lost_cities.game.engine import legal_action_mask, reset_from_order
 from lost_cities.game.match import MatchState
@@ -259,6 +263,30 @@ def test_the_typed_results_are_the_schema_and_their_floats_the_gate_metrics():
     assert {key: runtime(kind) for key, kind in get_type_hints(Results).items()} == SCHEMA
     assert {key: runtime(kind) for key, kind in get_type_hints(RoundResults).items()} == ROUND_SCHEMA
     assert set(RESULT_METRICS) == {key for key, kind in SCHEMA.items() if kind is float}
+
+
+def test_a_comparison_is_the_difference_of_two_evaluations_on_the_same_games():
+    deck_orders, coins = deal_bank(6)
+    env = ENVS["match3"]
+    games = {
+        policy: play_duplicate(env, policy, last_legal, deck_orders, coins, KEY, batch_size=6)
+        for policy in (first_legal, uniform_random)
+    }
+    a, b = (summarise(games[policy], env.name) for policy in (first_legal, uniform_random))
+    versus = compare(games[first_legal], games[uniform_random])
+    assert versus["deals"] == 6
+    assert versus["score_diff"] == pytest.approx(a["win_rate"] - b["win_rate"])
+    assert versus["margin_diff"] == pytest.approx(a["margin_mean"] - b["margin_mean"])
+    assert versus["margin_diff_lower"] < versus["margin_diff"] < versus["margin_diff_upper"]
+    assert versus["margin_diff"] != 0.0  # the two agents did play differently
+    hints = get_type_hints(Comparison)
+    assert set(versus) == set(hints)
+    for key in hints:
+        assert f"``{key}``" in COMPARISON_SCHEMA, f"{key} is not documented"
+    itself = compare(games[first_legal], games[first_legal])
+    assert (itself["score_diff"], itself["score_diff_lower"], itself["score_diff_upper"]) == (0.0, 0.0, 0.0)
+    with pytest.raises(ValueError, match="same deals"):
+        compare(games[first_legal], {"margin_a": games[first_legal]["margin_a"][:4]})
 
 
 def test_an_illegal_action_is_a_clear_error():
