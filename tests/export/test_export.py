@@ -464,7 +464,8 @@ def test_evaluate_plays_an_action_net_onnx(action_run):
         "bank": "v1",
         "first_deal": 0,
     }
-    results = evaluate.run(OmegaConf.create({**cfg, "seed": 0, "batch_size": 3, "progress": False}))
+    cfg |= {"seed": 0, "batch_size": 3, "progress": False, "baseline": None}
+    results = evaluate.run(OmegaConf.create(cfg))
     assert results["games"] == 6 and results["wins"] + results["draws"] + results["losses"] == 6
     assert results["agent"] == str(out) and results["max_steps_rate"] == 0
 
