@@ -120,10 +120,14 @@ def run(cfg):
                 env, policy, policy_b, deck_orders, coins, key, cfg.batch_size, bar.update
             )
             seconds[name] = time.perf_counter() - start
-    results = {**summarise(games["agent"], env.name), **settings(cfg), "seconds": seconds["agent"]}
+
+    def entry(name, agent):
+        summary = summarise(games[name], env.name)
+        return {**summary, **settings(cfg), "agent": str(agent), "seconds": seconds[name]}
+
+    results = entry("agent", cfg.agent)
     if "baseline" in games:
-        baseline = {**summarise(games["baseline"], env.name), **settings(cfg), "agent": str(cfg.baseline)}
-        results["baseline"] = {**baseline, "seconds": seconds["baseline"]}
+        results["baseline"] = entry("baseline", cfg.baseline)
         results["versus_baseline"] = compare(games["agent"], games["baseline"])
     return results
 
