@@ -236,9 +236,19 @@ def prepare_run_dir(cfg, run_dir, overrides=None):
     saved.resume = str(run_dir)
     saved.progress, saved.devices, saved.distributed = cfg.progress, cfg.devices, cfg.distributed
     if overrides is None or any(_override_key(o) == "ppo.total_decisions" for o in overrides):
-        saved.ppo.total_decisions = cfg.ppo.total_decisions  # extending (or keeping) the budget
+        extend_budget(saved.ppo, cfg.ppo.total_decisions)
     schema.validate(saved)
     return saved, run_dir
+
+
+def extend_budget(ppo, total_decisions):
+    """Set the run's budget; a longer one restarts an annealed rate at the old end (the line
+    to 0 at the new end takes over there), recorded in ``ppo.anneal_restarts`` so that the
+    run's config.yaml stays its whole schedule: a new run of it repeats the extended run."""
+    old_end = num_updates(ppo)
+    ppo.total_decisions = total_decisions
+    if ppo.anneal_lr and num_updates(ppo) > old_end:
+        ppo.anneal_restarts = [*ppo.anneal_restarts, old_end]
 
 
 # Keys added after runs were saved, with the value that keeps such a run's behaviour: a
@@ -246,6 +256,7 @@ def prepare_run_dir(cfg, run_dir, overrides=None):
 LATER_KEYS = {
     "ppo.anchor_kl": 0.0,
     "ppo.lr_warmup_updates": 0,
+    "ppo.anneal_restarts": [],  # a run extended before it existed: its config.yaml lacks its restarts
     "init.start": None,  # init=bc only
 }
 

@@ -171,6 +171,7 @@ class PPOConfig:
     max_grad_norm: float = MISSING
     anchor_kl: float = MISSING  # weight of KL(warm start || learner); needs init=bc
     lr_warmup_updates: int = MISSING  # the rate rises linearly from 0 over these first updates
+    anneal_restarts: list[int] = MISSING  # updates where the annealed rate restarts (trainer.annealed)
     total_steps: int | None = None  # renamed ppo.total_decisions; set, it is an error naming the new key
 
     def __post_init__(self):
@@ -204,6 +205,18 @@ class PPOConfig:
             0 <= self.lr_warmup_updates < updates,
             f"ppo.lr_warmup_updates={self.lr_warmup_updates} must be >= 0 and less than the run's "
             f"{updates} updates",
+        )
+        restarts = list(self.anneal_restarts)
+        _require(
+            not restarts or self.anneal_lr,
+            f"ppo.anneal_restarts={restarts} restarts the annealing: it needs ppo.anneal_lr=true",
+        )
+        _require(
+            all(
+                a < b for a, b in zip([self.lr_warmup_updates, *restarts], [*restarts, updates], strict=True)
+            ),
+            f"ppo.anneal_restarts={restarts} must rise strictly, after the warm-up "
+            f"({self.lr_warmup_updates} updates) and before the run's end ({updates} updates)",
         )
 
 

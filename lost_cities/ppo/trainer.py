@@ -42,15 +42,34 @@ def learning_rate_schedule(ppo):
     """The rate per SGD step: an optional linear warm-up over ``ppo.lr_warmup_updates``
     (from a clone, the first policy update is the run's largest: Adam's first steps move
     every weight by about the full rate), then constant or annealed linearly to 0 at the
-    run's last step."""
+    run's last step, restarted at each of ``ppo.anneal_restarts`` (:func:`annealed`)."""
     per_update = ppo.epochs * ppo.minibatches
     steps = num_updates(ppo) * per_update
     warmup = ppo.lr_warmup_updates * per_update
-    rest = steps - warmup
-    main = optax.linear_schedule(ppo.lr, 0.0, rest) if ppo.anneal_lr else optax.constant_schedule(ppo.lr)
+    if ppo.anneal_lr:
+        ends = [update * per_update - warmup for update in ppo.anneal_restarts]
+        main = annealed(ppo.lr, [*ends, steps - warmup])
+    else:
+        main = optax.constant_schedule(ppo.lr)
     if warmup == 0:
         return main
     return optax.join_schedules([optax.linear_schedule(0.0, ppo.lr, warmup), main], [warmup])
+
+
+def annealed(lr, ends):
+    """Linear from ``lr`` towards 0 at ``ends[0]``; from there on the line from ``lr`` to 0
+    at ``ends[1]``, and so on: at each end but the last the rate jumps back up (a warm
+    restart). It is the schedule of a run extended by ``resume=`` at each of those ends,
+    step for step and float for float (each piece is that run's own ``linear_schedule``)."""
+    pieces = [optax.linear_schedule(lr, 0.0, end) for end in ends]
+    if len(pieces) == 1:
+        return pieces[0]
+    starts = jnp.asarray(ends[:-1])
+
+    def schedule(count):
+        return jax.lax.switch(jnp.searchsorted(starts, count, side="right"), pieces, count)
+
+    return schedule
 
 
 @dataclass

@@ -66,6 +66,41 @@ def test_the_learning_rate_warms_up_then_anneals_to_zero():
     assert float(schedule(halfway)) == pytest.approx(ppo.lr / 2, rel=1e-3)
 
 
+def test_a_restart_sends_the_rate_back_up_onto_the_line_to_the_next_end():
+    """``ppo.anneal_restarts=[16]`` in a 48-update run: to 0 at update 16, then on the line
+    from lr to 0 at 48 (two thirds of lr at update 16), as an extended run would; after a
+    warm-up of w updates the line runs over the updates after it (1 - (16-w)/(48-w))."""
+    from lost_cities.ppo.trainer import learning_rate_schedule
+
+    for warmup in (0, 4):
+        ppo = schema.validate(
+            schema.compose([f"ppo.lr_warmup_updates={warmup}", "ppo.anneal_restarts=[16]"])
+        ).ppo
+        per_update = ppo.epochs * ppo.minibatches
+        schedule = learning_rate_schedule(ppo)
+        rates = [float(schedule(i)) for i in range(48 * per_update + 1)]
+        restart = 16 * per_update
+        assert rates[restart - 1] < ppo.lr / 16  # all but 0 just before the restart
+        assert rates[restart] == pytest.approx(ppo.lr * (1 - (16 - warmup) / (48 - warmup)), rel=1e-5)
+        assert all(a > b for a, b in itertools.pairwise(rates[warmup * per_update : restart]))
+        assert all(a > b for a, b in itertools.pairwise(rates[restart:]))
+        assert rates[-1] == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (["ppo.anneal_restarts=[16,8]"], r"must rise strictly"),
+        (["ppo.anneal_restarts=[48]"], r"before the run's end \(48 updates\)"),
+        (["ppo.anneal_restarts=[2]", "ppo.lr_warmup_updates=2"], r"after the warm-up \(2 updates\)"),
+        (["ppo.anneal_restarts=[16]", "ppo.anneal_lr=false"], r"needs ppo.anneal_lr=true"),
+    ],
+)
+def test_restarts_outside_the_annealed_run_are_refused(overrides, message):
+    with pytest.raises(ValueError, match=message):
+        schema.validate(schema.compose(overrides))
+
+
 def test_a_warmup_as_long_as_the_run_is_refused():
     with pytest.raises(ValueError, match="ppo.lr_warmup_updates=48 must be >= 0 and less than the run's 48"):
         schema.validate(schema.compose(["ppo.lr_warmup_updates=48"]))

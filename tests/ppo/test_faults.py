@@ -406,7 +406,8 @@ def test_resume_refuses_the_overrides_it_would_ignore_and_changes_nothing(finish
 
 
 def test_a_finished_run_resumes_only_with_a_bigger_budget_which_extends_it(finished, tmp_path):
-    """Before: there was no way to extend a finished run (ppo.total_decisions was dropped)."""
+    """Before: there was no way to extend a finished run (ppo.total_decisions was dropped);
+    then an extended run's config.yaml no longer said what its learning rate had been."""
     run_dir = copy_run(finished[1], tmp_path / "run")
     before = snapshot(run_dir)
     with pytest.raises(ValueError, match=r"finished \(update 3 of 3\).*ppo.total_decisions"):
@@ -416,9 +417,21 @@ def test_a_finished_run_resumes_only_with_a_bigger_budget_which_extends_it(finis
     state, _ = run([*SHARED, *cli], tmp_path / "unused", cli=cli)
     assert [row["update"] for row in rows(run_dir)] == [1, 2, 3, 4]
     assert rows(run_dir)[:3] == rows(finished[1])
-    assert int(state.update) == 4 and OmegaConf.load(run_dir / "config.yaml").ppo.total_decisions == 4096
+    saved = OmegaConf.load(run_dir / "config.yaml").ppo
+    assert int(state.update) == 4 and saved.total_decisions == 4096
+    assert saved.anneal_restarts == [3]  # the rate went back up at the old end: the config says so
     assert not (tmp_path / "unused").exists()  # a resume writes only into the run it continues
     assert_unchanged(finished)
+    # So the config is the run: a new run of it (its restart planned) repeats the extended run.
+    planned_state, planned = run(
+        [*SHARED, "ppo.total_decisions=4096", "ppo.anneal_restarts=[3]"], tmp_path / "planned"
+    )
+
+    def trained(run_dir):  # the extended run also gated at its old end (update 3)
+        return [{k: v for k, v in row.items() if not k.startswith("gates/")} for row in rows(run_dir)]
+
+    assert trained(planned) == trained(run_dir)
+    np.testing.assert_array_equal(flat(planned_state.params), flat(state.params))
 
 
 def test_a_run_saved_before_a_key_existed_resumes_with_the_value_that_keeps_its_behaviour(tmp_path):
