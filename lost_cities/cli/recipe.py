@@ -256,6 +256,20 @@ def plot_recipe(rows, path, title):
     return path
 
 
+def _check_finished_first(stages, recipe_dir):
+    """A resume runs the stages left after the finished ones: more ``xi_steps`` after a later
+    stage has finished would put a step behind a stage that did not start from it."""
+    finished = {row["stage"] for row in _rows(recipe_dir / STAGES_FILE)}
+    pending = [i for i, stage in enumerate(stages) if stage.name not in finished]
+    later = [stage.name for stage in stages[pending[0] :] if stage.name in finished] if pending else []
+    if later:
+        raise ValueError(
+            f"resume={recipe_dir}: stage {stages[pending[0]].name} would run before {later}, which "
+            "finished from another stage. Start a new recipe from its last stage instead "
+            f"(start={recipe_dir / 'stages' / stages[-1].name}, e.g. --config-name recipe_continue)"
+        )
+
+
 def prepare_recipe_dir(cfg, output_dir, overrides):
     """The recipe to run and its dir; everything checked before anything is written."""
     if cfg.resume is None:
@@ -279,7 +293,7 @@ def prepare_recipe_dir(cfg, output_dir, overrides):
     saved.resume, saved.progress = str(recipe_dir), cfg.progress
     if any(o.split("=")[0] == "xi_steps" for o in overrides):
         saved.xi_steps = cfg.xi_steps  # the saved stages say repeat: ${xi_steps}
-    expand_stages(saved)
+    _check_finished_first(expand_stages(saved), recipe_dir)
     (recipe_dir / RECIPE_CONFIG).write_text(OmegaConf.to_yaml(saved))
     return saved, recipe_dir
 

@@ -52,9 +52,9 @@ def _entry_of(command):
 def test_the_stages_run_in_order_each_from_the_one_before(fake, tmp_path):
     cfg, recipe_dir = recipe.prepare_recipe_dir(_cfg(), tmp_path / "r", [])
     rows = recipe.run_recipe(cfg, recipe_dir)
-    assert [r["stage"] for r in rows] == ["clone", "ppo", "xi1", "xi2"]
+    assert [r["stage"] for r in rows] == ["clone", "ppo", "xi1", "xi2", "bal"]
     calls = [c for c in fake() if c["entry"] != "evaluate"]
-    assert [c["dir"] for c in calls] == ["clone", "ppo", "xi1", "xi2"]
+    assert [c["dir"] for c in calls] == ["clone", "ppo", "xi1", "xi2", "bal"]
     stages = recipe_dir / "stages"
     assert "init.checkpoint" not in calls[0]["args"] and "init.start" not in calls[0]["args"]
     assert calls[1]["args"]["init.checkpoint"] == str(stages / "clone")
@@ -62,14 +62,18 @@ def test_the_stages_run_in_order_each_from_the_one_before(fake, tmp_path):
     assert calls[2]["args"]["init.start"] == str(stages / "ppo")
     assert calls[3]["args"]["init.start"] == str(stages / "xi1")
     assert calls[3]["args"]["experiment"] == "expert_iteration"
+    assert calls[4]["args"]["init.checkpoint"] == str(stages / "xi2")
+    assert calls[4]["args"]["experiment"] == "ppo_balanced"
     assert {c["args"]["seed"] for c in calls} == {"0"}
     gates = [c for c in fake() if c["entry"] == "evaluate"]
-    assert [c["args"]["agent"] for c in gates] == [str(stages / s) for s in ("clone", "ppo", "xi1", "xi2")]
+    assert [c["args"]["agent"] for c in gates] == [
+        str(stages / s) for s in ("clone", "ppo", "xi1", "xi2", "bal")
+    ]
     assert {(c["args"]["deals"], c["args"]["first_deal"]) for c in gates} == {("1000", "10000")}
     assert rows[-1]["gates"]["heuristic_expert"]["win_rate"] == 0.6
     assert [
         json.loads(line)["stage"] for line in (recipe_dir / recipe.STAGES_FILE).read_text().splitlines()
-    ] == ["clone", "ppo", "xi1", "xi2"]
+    ] == ["clone", "ppo", "xi1", "xi2", "bal"]
     assert recipe.plot_recipe(rows, recipe_dir / "curve.png", "t").stat().st_size > 0
 
 
@@ -86,7 +90,7 @@ def test_a_resume_continues_where_the_recipe_stopped(fake, monkeypatch, tmp_path
     before = len(fake())
     cfg, _ = recipe.prepare_recipe_dir(_cfg(resume=str(recipe_dir)), tmp_path / "unused", ["resume=x"])
     rows = recipe.run_recipe(cfg, recipe_dir)
-    assert [r["stage"] for r in rows] == ["clone", "ppo", "xi1", "xi2"]
+    assert [r["stage"] for r in rows] == ["clone", "ppo", "xi1", "xi2", "bal"]
     again = [c for c in fake()[before:] if c["entry"] != "evaluate"]
     assert again[0]["dir"] == dies  # nothing finished ran again
     stage_dir = recipe_dir / "stages" / dies
@@ -99,9 +103,11 @@ def test_a_resume_continues_where_the_recipe_stopped(fake, monkeypatch, tmp_path
     assert row["attempts"] == 2
 
 
-def test_a_resume_may_add_steps_and_refuses_other_changes(fake, tmp_path):
+def test_a_resume_may_add_steps_before_the_last_stage_and_refuses_other_changes(fake, monkeypatch, tmp_path):
+    monkeypatch.setenv("FAKE_DIE", "xi2")
     cfg, recipe_dir = recipe.prepare_recipe_dir(_cfg(), tmp_path / "r", [])
-    recipe.run_recipe(cfg, recipe_dir)
+    with pytest.raises(recipe.StageFailed):
+        recipe.run_recipe(cfg, recipe_dir)
     with pytest.raises(ValueError, match=r"ignore \['seed'\]"):
         recipe.prepare_recipe_dir(
             _cfg(resume=str(recipe_dir), seed=1), tmp_path / "u", ["resume=x", "seed=1"]
@@ -111,9 +117,18 @@ def test_a_resume_may_add_steps_and_refuses_other_changes(fake, tmp_path):
     )
     before = len(fake())
     rows = recipe.run_recipe(cfg, recipe_dir)
-    assert [r["stage"] for r in rows][-2:] == ["xi2", "xi3"]
-    assert [c["dir"] for c in fake()[before:] if c["entry"] != "evaluate"] == ["xi3"]
+    assert [r["stage"] for r in rows][-3:] == ["xi2", "xi3", "bal"]
+    calls = [c for c in fake()[before:] if c["entry"] != "evaluate"]
+    assert [c["dir"] for c in calls] == ["xi2", "xi3", "bal"]
+    assert calls[-1]["args"]["init.checkpoint"] == str(recipe_dir / "stages" / "xi3")
     assert OmegaConf.load(recipe_dir / recipe.RECIPE_CONFIG).xi_steps == 3
+    # Once bal has finished, a step more would run behind it: refused, nothing changed.
+    saved = (recipe_dir / recipe.RECIPE_CONFIG).read_text()
+    with pytest.raises(ValueError, match=r"stage xi4 would run before \['bal'\], which finished"):
+        recipe.prepare_recipe_dir(
+            _cfg(resume=str(recipe_dir), xi_steps=4), tmp_path / "u", ["resume=x", "xi_steps=4"]
+        )
+    assert (recipe_dir / recipe.RECIPE_CONFIG).read_text() == saved
 
 
 @pytest.mark.parametrize(
@@ -166,7 +181,7 @@ def test_a_recipe_can_start_from_a_given_run_or_model(fake, tmp_path):
 
 def test_the_continue_preset_steps_on_a_given_agent(tmp_path):
     """``--config-name recipe_continue``: ``xi_steps`` expert-iteration stages, the first from
-    ``start`` (required: a recipe without it says so)."""
+    ``start`` (required: a recipe without it says so), then the PPO stage against balanced."""
     from hydra import compose, initialize_config_module
 
     with initialize_config_module("lost_cities.conf.cli", version_base=None):
@@ -176,7 +191,9 @@ def test_the_continue_preset_steps_on_a_given_agent(tmp_path):
     assert [(s.name, s.entry, s.start_key) for s in stages] == [
         ("xi1", "pretrain", "init.start"),
         ("xi2", "pretrain", "init.start"),
+        ("bal", "train", "init.checkpoint"),
     ]
-    assert all(s.overrides == ("experiment=expert_iteration",) for s in stages)
+    assert all(s.overrides == ("experiment=expert_iteration",) for s in stages[:2])
+    assert stages[2].overrides == ("experiment=ppo_balanced",)
     with pytest.raises(ValueError, match="stage xi1 starts from a previous stage .*start=<run dir or .onnx>"):
         recipe.expand_stages(missing)

@@ -3,6 +3,7 @@
 
 import dataclasses
 import itertools
+from pathlib import Path
 
 import pytest
 from omegaconf import MISSING, OmegaConf
@@ -99,6 +100,17 @@ def test_a_restart_sends_the_rate_back_up_onto_the_line_to_the_next_end():
 def test_restarts_outside_the_annealed_run_are_refused(overrides, message):
     with pytest.raises(ValueError, match=message):
         schema.validate(schema.compose(overrides))
+
+
+@pytest.mark.parametrize(
+    "experiment",
+    sorted(p.stem for p in (Path(schema.__file__).parents[2] / "conf" / "experiment").glob("*.yaml")),
+)
+def test_every_experiment_config_validates(experiment, tmp_path):
+    """A preset that only fails when a recipe reaches its stage hours in is a late error."""
+    start = [f"init.start={tmp_path}"] if experiment == "expert_iteration" else []  # its required key
+    cfg = schema.validate(schema.compose([f"experiment={experiment}", *start]))
+    assert cfg.experiment_name == experiment
 
 
 def test_a_warmup_as_long_as_the_run_is_refused():
