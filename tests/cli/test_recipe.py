@@ -197,3 +197,23 @@ def test_the_continue_preset_steps_on_a_given_agent(tmp_path):
     assert stages[2].overrides == ("experiment=ppo_balanced",)
     with pytest.raises(ValueError, match="stage xi1 starts from a previous stage .*start=<run dir or .onnx>"):
         recipe.expand_stages(missing)
+
+
+@pytest.mark.parametrize("recipe_name", ["recipe", "recipe_continue"])
+def test_every_stage_of_the_shipped_recipes_validates(recipe_name, tmp_path):
+    """A stage override that only fails when the recipe reaches it, hours in, is a late
+    error: each stage's config (its entry's, with its overrides and a start) must validate."""
+    from hydra import compose, initialize_config_module
+
+    from lost_cities.ppo.config import validate
+
+    with initialize_config_module("lost_cities.conf.cli", version_base=None):
+        cfg = compose(recipe_name, [f"start={tmp_path}"] if recipe_name == "recipe_continue" else [])
+    stages = recipe.expand_stages(cfg)
+    entry_config = {"train": "config", "pretrain": "pretrain"}
+    with initialize_config_module("lost_cities.conf", version_base=None):
+        for stage in stages:
+            start = [] if stage.start_key is None else [f"{stage.start_key}={tmp_path}"]
+            stage_cfg = compose(entry_config[stage.entry], [f"seed={cfg.seed}", *stage.overrides, *start])
+            validate(stage_cfg)
+    assert stages[-1].name == "bal"
