@@ -1,7 +1,8 @@
 """A training checkpoint as an agent: ``load_checkpoint(path).act(state, player)``.
 
 ``load_checkpoint`` accepts a run dir (its ``checkpoints/latest``, the final parameters,
-unless ``checkpoint="best"``), a ``checkpoints/best`` or ``checkpoints/latest`` dir, and
+unless ``checkpoint="best"``), a ``checkpoints/best`` or ``checkpoints/latest`` dir, or one
+step of those (``<run>/checkpoints/latest/900``: the run as it was at update 900), and
 says which checkpoint and update it loaded. The checkpoint is verified (its digest, finite
 parameters; a corrupt newest step falls back to the newest good one, saying so). The
 checkpoint's metadata names the env and the observation version and size; an agent
@@ -103,14 +104,23 @@ def checkpoint_dir(path, checkpoint="latest"):
     raise FileNotFoundError(f"{path} holds no checkpoint (expected a run dir or its checkpoints/best|latest)")
 
 
+def checkpoint_step(path, checkpoint="latest"):
+    """``(checkpoint dir, step)``: a step dir (``<run>/checkpoints/latest/900``) is that exact
+    step of its parent; anything else is :func:`checkpoint_dir`'s newest good step (None)."""
+    path = Path(path)
+    if path.name.isdigit() and path.is_dir() and path.parent.parent.name == "checkpoints":
+        return path.parent, int(path.name)
+    return checkpoint_dir(path, checkpoint), None
+
+
 def load_checkpoint(path, env=None, checkpoint="latest"):
-    """An :class:`Agent` from a run dir (``checkpoint``: its ``latest`` or ``best``) or its
-    ``checkpoints/best|latest``; ``env`` (an Env or its name) defaults to the training env.
-    Says on stderr which checkpoint and update it loaded."""
+    """An :class:`Agent` from a run dir (``checkpoint``: its ``latest`` or ``best``), its
+    ``checkpoints/best|latest`` or one step of those; ``env`` (an Env or its name) defaults
+    to the training env. Says on stderr which checkpoint and update it loaded."""
     from lost_cities.ppo.checkpoint import restore_params
 
-    directory = checkpoint_dir(path, checkpoint)
-    params, meta = restore_params(directory)
+    directory, step = checkpoint_step(path, checkpoint)
+    params, meta = restore_params(directory, step)
     print(f"loaded {directory} update {meta.get('update')}", file=sys.stderr)
     env = matching_env(path, meta, env, "evaluate it on env {trained} or retrain")
     critic = hydra.utils.instantiate(OmegaConf.create(meta["critic"]))

@@ -1,8 +1,9 @@
-"""``python -m lost_cities.export checkpoint=<run dir | checkpoint dir> out=<file.onnx> [which=latest|best]``.
+"""``python -m lost_cities.export checkpoint=<run|checkpoint|step dir> out=<file.onnx> [which=latest|best]``.
 
 Writes the policy as ONNX and its manifest beside it (:mod:`lost_cities.export.onnx`
 holds the contract); config ``conf/cli/export.yaml``. A run dir exports its
-``checkpoints/<which>`` (``latest``: the final parameters, the default; or ``best``), says
+``checkpoints/<which>`` (``latest``: the final parameters, the default; or ``best``; a step
+dir such as ``<run>/checkpoints/latest/900`` that update), says
 which update it exported, and the manifest's ``gates`` are the gates of that update
 (from the run's ``gates.jsonl``; null when no gate ran at it). Non-finite or corrupt
 parameters are refused (:func:`lost_cities.ppo.checkpoint.restore_params`).
@@ -18,6 +19,7 @@ from omegaconf import OmegaConf
 from lost_cities.agents.checkpoint import checkpoint_dir
 from lost_cities.cli import CLI_CONF
 from lost_cities.export import export
+from lost_cities.export.onnx import run_dir_of
 from lost_cities.ppo.run_dir import GATES_HISTORY_FILE, gates_at
 
 
@@ -31,9 +33,8 @@ def resolve_checkpoint(checkpoint, which):
 
 def gates_of_update(manifest_path, checkpoint):
     """Give the manifest the gates of the update it holds (``export`` writes the run's latest)."""
-    path = Path(checkpoint)
-    run_dir = path if (path / "checkpoints").is_dir() else path.parent.parent
-    if not (run_dir / GATES_HISTORY_FILE).exists():
+    run_dir = run_dir_of(checkpoint)
+    if run_dir is None or not (run_dir / GATES_HISTORY_FILE).exists():
         return  # a run from before gates.jsonl: only gates.json is known
     manifest = json.loads(Path(manifest_path).read_text())
     manifest["gates"] = gates_at(run_dir, manifest["update"])

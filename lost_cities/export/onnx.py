@@ -261,12 +261,14 @@ def policy_graph(params, network_cfg, obs_dim):
 
 
 def run_dir_of(checkpoint):
-    """The run dir of a run dir or of its ``checkpoints/best|latest``; None for a bare checkpoint dir."""
+    """The run dir of a run dir, of its ``checkpoints/best|latest`` or of one step of those;
+    None for a bare checkpoint dir."""
     checkpoint = Path(checkpoint)
     if (checkpoint / "checkpoints").is_dir():
         return checkpoint
-    if checkpoint.parent.name == "checkpoints":
-        return checkpoint.parent.parent
+    for parent in (checkpoint.parent, checkpoint.parent.parent):
+        if parent.name == "checkpoints":
+            return parent.parent
     return None
 
 

@@ -92,12 +92,12 @@ def load_pretrained(checkpoint, trainer, key="init.checkpoint", template=None):
     (``key``: the setting that named it, for the error). An exported model (``.onnx``, e.g. a
     shipped agent) gives its policy's weights, the critic's coming from ``template`` (this
     run's fresh parameters; the model has no critic)."""
-    from lost_cities.agents.checkpoint import checkpoint_dir
+    from lost_cities.agents.checkpoint import checkpoint_step
     from lost_cities.ppo.checkpoint import restore_params
 
     if Path(checkpoint).suffix == ".onnx":
         return _exported_params(checkpoint, trainer, key, template)
-    params, meta = restore_params(checkpoint_dir(checkpoint))
+    params, meta = restore_params(*checkpoint_step(checkpoint))
     wanted = jax.tree.map(lambda x: (x.shape, str(x.dtype)), trainer.init_params())
     found = jax.tree.map(lambda x: (tuple(x.shape), str(x.dtype)), params)
     if meta.get("env") != trainer.env.name or found != wanted:

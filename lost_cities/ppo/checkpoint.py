@@ -241,16 +241,16 @@ def restore(checkpoint_dir, template, step=None):
     return state, restored["meta"], skipped
 
 
-def restore_params(checkpoint_dir):
-    """``(params, meta)`` of the newest good checkpoint in ``checkpoint_dir``, without the
-    training state; ``meta["update"]`` is the update it holds. The parameters come back on
-    this process's device, whatever devices the run that saved them had."""
+def restore_params(checkpoint_dir, step=None):
+    """``(params, meta)`` of the newest good checkpoint in ``checkpoint_dir`` (or exactly
+    ``step``), without the training state; ``meta["update"]`` is the update it holds. The
+    parameters come back on this process's device, whatever devices the run that saved them had."""
 
     def items(step_dir):
         saved = ocp.StandardCheckpointer().metadata(step_dir / "params").item_metadata
         return {"params": ocp.args.StandardRestore(_on_this_process(saved)), "meta": ocp.args.JsonRestore()}
 
-    restored, step, _ = _restore_verified(checkpoint_dir, items)
+    restored, step, _ = _restore_verified(checkpoint_dir, items, step)
     check_finite(restored["params"], f"{Path(checkpoint_dir)}/{step}")
     return restored["params"], restored["meta"]
 

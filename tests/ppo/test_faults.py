@@ -469,6 +469,32 @@ def test_a_run_dir_loads_its_final_parameters_unless_best_is_asked_for(finished,
         agents.load(run_dir, checkpoint="newest")
 
 
+def test_a_step_dir_is_the_run_at_that_update_to_load_and_export(finished, interrupted, tmp_path, capsys):
+    """``<run>/checkpoints/latest/<n>``: the run as it was at update n (a learning curve, or
+    the update to ship), wherever a checkpoint is taken; not the newest step."""
+    from lost_cities import agents
+    from lost_cities.cli.export import run as export_run
+    from lost_cities.ppo.run_dir import gates_at
+
+    state, run_dir, _ = finished
+    step_two = run_dir / "checkpoints" / "latest" / "2"
+    agent = agents.load(step_two)
+    assert agent.meta["update"] == 2 and f"{step_two.parent} update 2" in capsys.readouterr().err
+    at_two = agents.load(interrupted)  # the same run stopped after update 2: newest step 2
+    np.testing.assert_array_equal(flat(agent.params), flat(at_two.params))
+    assert not np.array_equal(flat(agent.params), flat(state.params))
+    cfg = OmegaConf.create(
+        {"checkpoint": str(step_two), "which": "latest", "out": str(tmp_path / "m.onnx"), "name": None}
+    )
+    _, manifest_path, _, update = export_run(cfg)
+    manifest = json.loads(manifest_path.read_text())
+    assert update == manifest["update"] == 2 and manifest["gates"] == gates_at(run_dir, 2)
+    assert manifest["checkpoint"].endswith("run/checkpoints/latest/2")
+    with pytest.raises(FileNotFoundError, match="latest/7 does not exist"):
+        agents.load(run_dir / "checkpoints" / "latest" / "7")
+    assert_unchanged(finished)
+
+
 def test_the_export_manifest_holds_the_exported_updates_gates(finished, tmp_path):
     """Before: the manifest paired the best update with the final update's gates."""
     from lost_cities.cli.export import run as export_run
