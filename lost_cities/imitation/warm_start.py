@@ -33,19 +33,22 @@ def clone(trainer, init_cfg, params, key, log_path=None, progress=True):
         from tqdm import tqdm
 
         bar = tqdm(total=init_cfg.updates, desc=f"cloning {init_cfg.teacher}", unit="upd", dynamic_ncols=True)
+    if log_path is not None:
+        Path(log_path).write_text("")  # a row per update as it finishes: a long clone shows its progress
     rows, clock = [], time.perf_counter()
     for _ in range(init_cfg.updates):
         state, metrics = update(state)
         row = {"update": int(state.update), **{k: float(v) for k, v in jax.device_get(metrics).items()}}
         row["time/seconds"] = time.perf_counter() - clock
         rows.append(row)
+        if log_path is not None:
+            with Path(log_path).open("a") as log:
+                log.write(json.dumps(row) + "\n")
         if bar is not None:
             bar.update(1)
             bar.set_postfix(accuracy=f"{row['bc/accuracy']:.3f}")
     if bar is not None:
         bar.close()
-    if log_path is not None:
-        Path(log_path).write_text("".join(json.dumps(row) + "\n" for row in rows))
     return state.params, rows
 
 
