@@ -2,9 +2,9 @@
 
 Writes the policy as ONNX and its manifest beside it (:mod:`lost_cities.export.onnx`
 holds the contract); config ``conf/cli/export.yaml``. A run dir exports its
-``checkpoints/<which>`` (``latest``: the final parameters, the default; or ``best``; a step
-dir such as ``<run>/checkpoints/latest/900`` that update), says
-which update it exported, and the manifest's ``gates`` are the gates of that update
+``checkpoints/<which>`` (``latest``: the final parameters, the default; or ``best``), a step
+dir such as ``<run>/checkpoints/latest/900`` that update. It says which update it
+exported, and the manifest's ``gates`` are the gates of that update
 (from the run's ``gates.jsonl``; null when no gate ran at it). Non-finite or corrupt
 parameters are refused (:func:`lost_cities.ppo.checkpoint.restore_params`).
 """
