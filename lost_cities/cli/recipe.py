@@ -10,15 +10,17 @@ export, report it), and a crash in one stage loses none of the finished ones. Wr
 by hand because Hydra has no pipelines, and a launcher's parallel jobs are not a chain.
 
 The recipe dir holds ``recipe.yaml`` (the resolved recipe), ``attempts.jsonl`` (a row per
-stage attempt: its exit code and seconds), ``recipe.jsonl`` (a row per finished stage:
-its run dir, its seconds over all attempts and its gates), ``gates/`` (the gates'
-``results.json``) and ``learning_curve.png`` (the gates over the recipe's hours).
+stage attempt: its exit code and seconds, or the signal that stopped it), ``recipe.jsonl``
+(a row per finished stage: its run dir, its seconds over all attempts and its gates),
+``gates/`` (the gates' ``results.json``) and ``learning_curve.png`` (the gates over the
+recipe's hours).
 ``resume=<recipe dir>`` skips the finished stages, continues an interrupted training
 stage with ``resume=`` and restarts an interrupted cloning stage (pretrain runs have no
 resume), keeping its partial dir as ``stages/<name>.interrupted-<n>``.
 """
 
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -140,14 +142,39 @@ class StageFailed(RuntimeError):
     """A stage's command exited non-zero; the finished stages are kept."""
 
 
+class Interrupted(KeyboardInterrupt):
+    """The recipe was stopped by a signal (Ctrl-C, or SIGTERM from ``kill`` or a scheduler)."""
+
+
+def _interrupt_on_sigterm():
+    """SIGTERM unwinds like Ctrl-C, so the running attempt's seconds are recorded before
+    the recipe stops (``subprocess.run`` then kills the stage's process)."""
+
+    def stop(signum, frame):
+        raise Interrupted(signal.Signals(signum).name)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
+def _signal_name(stop):
+    return str(stop) if isinstance(stop, Interrupted) else "SIGINT"  # a bare KeyboardInterrupt is Ctrl-C
+
+
 def _run(command, stage_name, recipe_dir, what):
     print(f"recipe: {what}: {' '.join(command)}", flush=True)
+    attempt = {"stage": stage_name, "what": what}
     start = time.monotonic()
-    code = subprocess.run(command).returncode
+    try:
+        code = subprocess.run(command).returncode
+    except KeyboardInterrupt as stop:  # the attempt's seconds count towards the recipe's budget
+        seconds = time.monotonic() - start
+        _append(
+            recipe_dir / ATTEMPTS_FILE,
+            {**attempt, "exit_code": None, "seconds": seconds, "interrupted": _signal_name(stop)},
+        )
+        raise
     seconds = time.monotonic() - start
-    _append(
-        recipe_dir / ATTEMPTS_FILE, {"stage": stage_name, "what": what, "exit_code": code, "seconds": seconds}
-    )
+    _append(recipe_dir / ATTEMPTS_FILE, {**attempt, "exit_code": code, "seconds": seconds})
     if code != 0:
         raise StageFailed(
             f"stage {stage_name}: {what} failed (exit code {code}); the finished stages are kept. "
@@ -305,10 +332,15 @@ def main(cfg):
         cfg, recipe_dir = prepare_recipe_dir(cfg, output_dir, list(HydraConfig.get().overrides.task))
     finally:
         remove_if_empty(output_dir)
+    _interrupt_on_sigterm()
     try:
         rows = run_recipe(cfg, recipe_dir)
     except StageFailed as failure:
         sys.exit(f"recipe: {failure}")
+    except KeyboardInterrupt as stop:
+        name = _signal_name(stop)
+        print(f"recipe: stopped ({name}); continue with resume={recipe_dir}", file=sys.stderr)
+        sys.exit(128 + signal.Signals[name])  # the shell's code for death by that signal
     plot = plot_recipe(rows, recipe_dir / LEARNING_CURVE_FILE, f"recipe {cfg.experiment_name}")
     print(f"\nrecipe dir: {recipe_dir}\n  stages: {recipe_dir / STAGES_FILE}\n  plot: {plot}")
     for row in rows:

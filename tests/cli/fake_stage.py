@@ -1,10 +1,13 @@
 """A stand-in for the entry points a recipe runs (tests/cli/test_recipe.py): it logs its
 command line, writes what the real one writes last (``evaluation.json``, or a gate's
-``results.json``), and can be told to die once half-way, as an interrupted run would."""
+``results.json``), and can be told to die once half-way, as an interrupted run would, or to
+have the recipe stopped by SIGTERM half-way (as ``kill`` or a scheduler would)."""
 
 import json
 import os
+import signal
 import sys
+import time
 from pathlib import Path
 
 
@@ -27,11 +30,15 @@ def main(argv):
         (run_dir / "results.json").write_text(json.dumps(result))
         return 0
     died = log.with_name(f"died-{run_dir.name}")
-    if run_dir.name in os.environ.get("FAKE_DIE", "").split(",") and not died.exists():
+    stop = run_dir.name in os.environ.get("FAKE_STOP", "").split(",")
+    if (stop or run_dir.name in os.environ.get("FAKE_DIE", "").split(",")) and not died.exists():
         died.touch()
         (run_dir / "config.yaml").write_text("partial\n")
         if entry == "train":
             (run_dir / "checkpoints" / "latest" / "1").mkdir(parents=True)
+        if stop:
+            os.kill(os.getppid(), signal.SIGTERM)
+            time.sleep(60)  # killed by the recipe before this ends
         return 3
     (run_dir / "evaluation.json").write_text("{}")
     return 0

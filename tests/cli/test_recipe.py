@@ -5,6 +5,7 @@ tested with their own entry points); what is tested here is the chaining."""
 
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -101,6 +102,27 @@ def test_a_resume_continues_where_the_recipe_stopped(fake, monkeypatch, tmp_path
         assert (stage_dir.with_name(f"{dies}.interrupted-1") / "config.yaml").exists()
     row = next(r for r in rows if r["stage"] == dies)
     assert row["attempts"] == 2
+
+
+def test_a_recipe_stopped_by_sigterm_records_the_attempt_it_stopped(fake, monkeypatch, tmp_path):
+    """Its seconds count towards the recipe's (a budget claim would otherwise undercount)."""
+    monkeypatch.setenv("FAKE_STOP", "xi1")
+    cfg, recipe_dir = recipe.prepare_recipe_dir(_cfg(), tmp_path / "r", [])
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        recipe._interrupt_on_sigterm()
+        with pytest.raises(recipe.Interrupted, match="SIGTERM"):
+            recipe.run_recipe(cfg, recipe_dir)
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    stopped = [json.loads(line) for line in (recipe_dir / recipe.ATTEMPTS_FILE).read_text().splitlines()][-1]
+    assert stopped["stage"] == "xi1" and stopped["exit_code"] is None
+    assert stopped["interrupted"] == "SIGTERM" and stopped["seconds"] > 0
+    cfg, _ = recipe.prepare_recipe_dir(_cfg(resume=str(recipe_dir)), tmp_path / "unused", ["resume=x"])
+    rows = recipe.run_recipe(cfg, recipe_dir)
+    assert [r["stage"] for r in rows] == ["clone", "ppo", "xi1", "xi2", "bal"]
+    xi1 = next(r for r in rows if r["stage"] == "xi1")
+    assert xi1["attempts"] == 2 and xi1["seconds"] >= stopped["seconds"]
 
 
 def test_a_resume_may_add_steps_before_the_last_stage_and_refuses_other_changes(fake, monkeypatch, tmp_path):
