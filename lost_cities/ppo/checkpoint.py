@@ -247,7 +247,9 @@ def restore_params(checkpoint_dir, step=None):
     parameters come back on this process's device, whatever devices the run that saved them had."""
 
     def items(step_dir):
-        saved = ocp.StandardCheckpointer().metadata(step_dir / "params").item_metadata
+        # The handler's metadata, not the Checkpointer's: the item dir has no step metadata
+        # file, and the Checkpointer warns that it is missing on every load.
+        saved = ocp.StandardCheckpointHandler().metadata(step_dir / "params")
         return {"params": ocp.args.StandardRestore(_on_this_process(saved)), "meta": ocp.args.JsonRestore()}
 
     restored, step, _ = _restore_verified(checkpoint_dir, items, step)

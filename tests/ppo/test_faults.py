@@ -10,6 +10,7 @@ compilation cache, so runs after the first reuse its compiled update.
 
 import hashlib
 import json
+import logging
 import shutil
 import signal
 import subprocess
@@ -119,6 +120,15 @@ def test_every_checkpoint_carries_a_digest_and_loading_changes_nothing(finished,
     agents.load(run_dir)
     assert "update 3" in capsys.readouterr().err
     assert_unchanged(finished)
+
+
+def test_a_clean_load_logs_no_warning(finished, caplog):
+    """Warnings on load are for real trouble (orbax's Checkpointer warned of a missing step
+    metadata file on every load, and the fall-back warnings drowned in it)."""
+    _, run_dir, _ = finished
+    with caplog.at_level(logging.WARNING):
+        restore_params(run_dir / "checkpoints" / "latest")
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
 
 def test_flipped_bytes_fall_back_to_the_newest_good_checkpoint_and_say_so(finished, tmp_path, capsys):
