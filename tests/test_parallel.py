@@ -90,6 +90,30 @@ def _finish(process, what):
     assert process.returncode == 0, f"{what} failed:\n{out.decode()[-4000:]}"
 
 
+def _finish_together(processes):
+    """Wait for processes that wait on each other. When one fails or runs past ``TIMEOUT``
+    the rest are stopped (they would wait at a barrier for ever) and the test fails with
+    every one's output: the one stuck at a barrier is often not the one whose error put it
+    there."""
+    outputs = []
+    for process in processes:
+        try:
+            out, _ = process.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            out = process.communicate()[0] + f"\n[stopped after {TIMEOUT} s]".encode()
+        outputs.append(out.decode())
+        if process.returncode != 0:
+            for other in processes:
+                other.kill()
+    if any(process.returncode != 0 for process in processes):
+        report = "\n".join(
+            f"--- process {i} (exit {process.returncode}):\n{out[-3000:]}"
+            for i, (process, out) in enumerate(zip(processes, outputs, strict=True))
+        )
+        pytest.fail(f"the processes did not all finish:\n{report}")
+
+
 @pytest.fixture(scope="module")
 def device_runs(tmp_path_factory, full):
     """Run dirs of the same run on 1 and on 2 (fake CPU) devices, trained in one subprocess.
@@ -167,8 +191,7 @@ def test_two_processes_match_one_process(device_runs, tmp_path, full):
         }
         out = {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}
         workers.append(_script("distributed", tmp_path / f"hydra{i}", tmp_path / "resumed", env=env, **out))
-    for i, worker in enumerate(workers):
-        _finish(worker, f"process {i}")
+    _finish_together(workers)
     run_dir = tmp_path / "hydra0"
     assert not (tmp_path / "hydra1").exists()  # process 1 used process 0's run dir
     assert_same_run(device_runs / "one", run_dir)

@@ -66,12 +66,20 @@ def check_finite(params, what):
 
 
 def _manager(directory, max_to_keep, best_metric=None, create=True):
+    """A manager of ``directory``. Its processes' barriers are named after the dir's own
+    name (``latest``, ``best``): both managers save the same update at once, and with
+    several processes orbax's default barrier names (``_async_write_complete.<update>``)
+    would be the same for both, so that one save's wait collides with the other's ("Barrier
+    ... is already ongoing") and the other processes wait at it for ever."""
     check_checkpoint_dir(directory)
     options = ocp.CheckpointManagerOptions(
         max_to_keep=max_to_keep,
         best_fn=(lambda metrics: metrics[best_metric]) if best_metric else None,
         best_mode="max",
         create=create,
+        multiprocessing_options=ocp.options.MultiprocessingOptions(
+            barrier_sync_key_prefix=Path(directory).name
+        ),
     )
     return ocp.CheckpointManager(
         Path(directory).absolute(), options=options, item_names=("state", "params", "meta")
