@@ -625,6 +625,34 @@ def test_resolve_policy_and_agents_load_accept_search_specs(checkout_presets, ma
         resolve_policy("search:no_such_bot", env)
 
 
+def test_a_network_proposes_the_candidates_by_its_logits(tmp_path, match_states):
+    """``proposer=<.onnx>``: the network's logits rank the challengers of the base move. The
+    test network's logits are the expert's action values, so it proposes what the expert's
+    own scores do; an unknown proposer is refused, naming what it may be."""
+    from lost_cities.cli import action_fixture
+    from lost_cities.search.spec import _base
+
+    env = envs.make("match3")
+    model = action_fixture.expert_model(tmp_path / "expert.onnx")
+    policy, by_logits = _base("heuristic_balanced", env, proposer=str(model))
+    _, by_values = _base("heuristic_balanced", env, proposer="heuristic_expert")
+    states = _take(match_states, np.arange(0, match_states.round_idx.shape[0], 5))
+    bases = jax.vmap(policy)(states, jax.random.split(jax.random.PRNGKey(0), states.round_idx.shape[0]))
+
+    def candidates(scores):
+        masks = jax.vmap(match_legal_action_mask)(states)
+        return jax.vmap(lambda s, m, b: top_candidates(scores(s), m, b, 4))(states, masks, bases)
+
+    (logit_actions, logit_valid), (value_actions, value_valid) = candidates(by_logits), candidates(by_values)
+    np.testing.assert_array_equal(logit_valid, value_valid)
+    np.testing.assert_array_equal(
+        np.where(logit_valid, logit_actions, -1), np.where(value_valid, value_actions, -1)
+    )
+    assert (logit_actions[:, 1] != logit_actions[:, 0]).all()  # challengers, not the base move again
+    with pytest.raises(ValueError, match="unknown search proposer 'no_such'.*checkpoint dir or exported"):
+        _base("heuristic_balanced", env, proposer="no_such")
+
+
 @pytest.mark.parametrize("env_name", ["single_round", "match3"])
 def test_duplicate_computes_each_policy_on_its_movers_only_with_the_same_games(env_name):
     """The compacted evaluation loop (a policy computed only where it moves) plays exactly

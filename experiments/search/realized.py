@@ -1,14 +1,17 @@
 """What a search gains in play over the rest of a round, paired on the true deck.
 
-    python experiments/search/realized.py POSITIONS OUT.json [preset=NAME] [round=3] [knob=value ...]
+    python experiments/search/realized.py POSITIONS OUT.json [preset=NAME] [base=SPEC] [round=3] [knob=v ...]
 
-From POSITIONS positions of expert-vs-expert matches (every 5th ply, the true state), the
-seat to move plays the rest of the round twice against ``heuristic_expert``: once as the
-expert, once as ``search[/NAME]:heuristic_expert`` with the knob overrides. Both runs see
-the same true deck and the expert is deterministic, so the per-position difference of the
-mover's match points at the round's end is the search's realized gain there with the deal's
-luck paired out: a 400-position run has a standard error of about 0.8 points where a
-500-deal duplicate evaluation's margin has about 1.5, at a sixth of its cost.
+From POSITIONS positions of base-vs-base matches (every 5th ply, the true state; the base
+``heuristic_expert`` unless ``base=`` names another policy: a bot, a checkpoint dir or an
+exported .onnx, which runs as its JAX network), the seat to move plays the rest of the
+round twice against the base: once as the base, once as ``search[/NAME]:<base>`` with the
+knob overrides (``mover=SPEC``: as that policy instead, e.g. a network, to compare a
+search with it). Both runs see the same true deck and the base plays greedily, so the
+per-position difference of the mover's match points at the round's end is the search's
+realized gain there with the deal's luck paired out: a 400-position run has a standard
+error of about 0.8 points where a 500-deal duplicate evaluation's margin has about 1.5, at a
+sixth of its cost.
 
 ``round=3`` takes the positions from the match's last round only; the round's end is then
 the match's, and the row also holds what the search realizes in match wins (a win 1, a
@@ -36,10 +39,10 @@ from lost_cities.evaluation.duplicate import mover_actions
 from lost_cities.game.engine import step
 from lost_cities.search.bench import positions
 from lost_cities.search.rollout import match_points
-from lost_cities.search.spec import resolve_search
+from lost_cities.search.spec import _network, resolve_search
 
 PRESETS = Path(__file__).resolve().parents[2] / "conf" / "search"
-MAX_PLIES = 80  # a round from a live position ends well within this against the expert
+MAX_PLIES = 80  # a round from a live position ends well within this (checked: an error otherwise)
 CHUNK = 50
 
 
@@ -71,27 +74,36 @@ def rest_of_round(me_policy, opponent, states, keys):
     return points, done
 
 
+def _policy(spec, env):
+    """A bot by name, or a network (a checkpoint dir or .onnx) run as its JAX network."""
+    network = _network(spec, env)
+    return make(spec) if network is None else network.policy
+
+
 def main():
     n_positions, out, *knobs = sys.argv[1:]
     overrides = {k: yaml.safe_load(v) for k, v in (knob.split("=", 1) for knob in knobs)}
-    spec = f"search/{overrides.pop('preset', 'default')}:heuristic_expert"
+    preset, base = overrides.pop("preset", "default"), str(overrides.pop("base", "heuristic_expert"))
+    spec = f"search/{preset}:{base}"
     last_round = overrides.pop("round", None)
     if last_round not in (None, 3):
         raise ValueError(f"round={last_round}: only round=3 (the match's last) is measured apart")
     env = envs.make("match3")
-    expert = make("heuristic_expert")
-    searched = resolve_search(spec, env, PRESETS, **overrides)
+    base_policy = _policy(base, env)  # the opponent and the reference
+    mover = overrides.pop("mover", None)  # a policy to measure in the search's place
+    spec = spec if mover is None else str(mover)
+    searched = resolve_search(spec, env, PRESETS, **overrides) if mover is None else _policy(mover, env)
     if last_round is None:
-        states = positions(env, int(n_positions), seed=11, every=5)
+        states = positions(env, int(n_positions), seed=11, every=5, policy=base_policy)
     else:  # about a third of the positions are in round 3: draw enough, keep the first n of them
-        pool = positions(env, 4 * int(n_positions), seed=11, every=5)
+        pool = positions(env, 4 * int(n_positions), seed=11, every=5, policy=base_policy)
         keep = np.flatnonzero(np.asarray(pool.round_idx) == 2)[: int(n_positions)]
         states = jax.tree.map(lambda x: x[keep], pool)
     n = jax.tree.leaves(states)[0].shape[0]
     keys = jax.random.split(jax.random.PRNGKey(3), n)
 
     def run(policy):
-        play = jax.jit(lambda s, k: rest_of_round(policy, expert, s, k))
+        play = jax.jit(lambda s, k: rest_of_round(policy, base_policy, s, k))
         parts = [
             play(jax.tree.map(lambda x, i=i: x[i : i + CHUNK], states), keys[i : i + CHUNK])
             for i in range(0, n, CHUNK)
@@ -102,8 +114,8 @@ def main():
         return points
 
     start = time.perf_counter()
-    search_points, expert_points = run(searched), run(expert)
-    gain = search_points - expert_points
+    search_points, base_points = run(searched), run(base_policy)
+    gain = search_points - base_points
     seconds = time.perf_counter() - start
     row = {
         "agent": spec,
@@ -116,7 +128,7 @@ def main():
         "load_average": os.getloadavg(),
     }
     if last_round is not None:
-        win_gain = (np.sign(search_points) - np.sign(expert_points)) / 2  # match score: 1, 1/2, 0
+        win_gain = (np.sign(search_points) - np.sign(base_points)) / 2  # match score: 1, 1/2, 0
         row["round"] = last_round
         row["win_gain_mean"] = float(win_gain.mean())
         row["win_gain_se"] = float(win_gain.std(ddof=1) / np.sqrt(n))

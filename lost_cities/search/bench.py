@@ -30,14 +30,15 @@ from lost_cities.search.config import load_preset
 from lost_cities.search.spec import parse, resolve_search
 
 
-def positions(env, count, seed=0, every=7):
-    """``count`` env states from expert-vs-expert play (batched, leading axis)."""
-    expert = make("heuristic_expert")
+def positions(env, count, seed=0, every=7, policy=None):
+    """``count`` env states from ``policy``-vs-``policy`` play (batched, leading axis; every
+    move's key fixed; default ``heuristic_expert``)."""
+    player = make("heuristic_expert") if policy is None else policy
     games = max(1, -(-count * every // (env.rounds * 44)))
     states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(seed), games))
 
     def ply(states, _):
-        moves = jax.vmap(expert)(states, jnp.zeros((games, 2), jnp.uint32))
+        moves = jax.vmap(player)(states, jnp.zeros((games, 2), jnp.uint32))
         return jax.vmap(env.step)(states, moves)[0], states
 
     _, record = jax.lax.scan(ply, states, None, length=env.rounds * 44)

@@ -12,7 +12,8 @@ worlds decide between close calls. Scores come from the base policy itself:
 - any other policy: the expert's scores, as a proposal list (the base move itself is
   always a candidate, see :func:`top_candidates`);
 - or, by the ``proposer`` knob, any scorer of :data:`BOT_SCORES` (e.g.
-  ``heuristic_expert_all_draws``, the expert's values with every pile draw rated).
+  ``heuristic_expert_all_draws``, the expert's values with every pile draw rated) or a
+  network's logits.
 
 ``scores(env_state) -> float32[96]`` is higher-is-better; only the order matters.
 """

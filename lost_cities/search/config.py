@@ -37,8 +37,10 @@ class SearchConfig:
       candidate do not also judge it).
     - ``start_value``: points for starting the next round (a round other than the last).
     - ``scales``: per round, ``tanh(points / scale)`` as the utility (0: raw points).
-    - ``proposer``: the scorer that ranks the candidates (a ``BOT_SCORES`` name); ``None``:
-      the base policy's own scores.
+    - ``proposer``: what ranks the candidates other than the base move: a ``BOT_SCORES``
+      name, or a checkpoint dir or exported ``.onnx`` model (its logits); ``None``: the base
+      policy's own scores. The base move stays the first candidate and what the gate
+      defends, so a stronger proposer offers better challengers without changing the base.
     - ``inference_pool``: uniform worlds drawn per world kept; of those, the ones in which
       the opponent's model plays the most of its latest ``inference_moves`` moves of the
       round are kept first (1: no inference, :mod:`lost_cities.search.inference`).

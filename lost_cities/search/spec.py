@@ -4,12 +4,12 @@
 ``.onnx`` file); ``<preset>`` names ``conf/search/<preset>.yaml`` (default: ``default``).
 Candidates are ranked by the base's own scores where it has them (the heuristic bots'
 action values, a network's logits) and by the expert's action values otherwise (the other
-bots), unless the preset names a ``proposer``. An ``.onnx`` base (an exported network, e.g.
-a shipped agent of web/public) runs as its JAX network (``agents.load_exported``), so its
-rollouts cost what a checkpoint's do. The preset's
-``rollout`` (a policy spec) plays the rollouts in the base's place, its ``opponent_rollout``
-the other seat's moves in them, and its ``leaf`` (a
-checkpoint dir) values the rollouts cut at ``depth`` by that checkpoint's critic.
+bots), unless the preset names a ``proposer`` (a bot's scores or a network's logits). An
+``.onnx`` base (an exported network, e.g. a shipped agent of web/public) runs as its JAX
+network (``agents.load_exported``), so its rollouts cost what a checkpoint's do. The
+preset's ``rollout`` (a policy spec) plays the rollouts in the base's place, its
+``opponent_rollout`` the other seat's moves in them, and its ``leaf`` (a checkpoint dir)
+values the rollouts cut at ``depth`` by that checkpoint's critic.
 """
 
 from pathlib import Path
@@ -42,27 +42,46 @@ def parse(spec):
     return preset, base
 
 
-def _base(base, env, proposer=None):
-    """``(policy, scores)`` of the search's base: a network (a checkpoint, or an exported
-    model run as its JAX network) plays and ranks by its logits, a bot by its action values
-    where it has them; the expert's values rank for the rest (``proposer``: a bot's instead)."""
+def _network(spec, env):
+    """The network ``spec`` names for ``env`` (a checkpoint dir, or an exported model run as
+    its JAX network), or ``None`` when it names none (a bot) or one of another env."""
     from lost_cities import agents
-    from lost_cities.evaluation.policies import resolve_policy
 
-    agent, path = None, Path(base).expanduser()
+    agent, path = None, Path(spec).expanduser()
     if path.suffix == ".onnx" and path.is_file():
         agent = agents.load_exported(path)
     elif path.is_dir():
         agent = agents.load(path)
-    network_here = agent is not None and agent.env.name == env.name
-    policy = agent.policy if network_here else resolve_policy(base, env)
+    return agent if agent is not None and agent.env.name == env.name else None
+
+
+def _proposer(proposer, env):
+    """``scores`` of the ``proposer`` knob: a :data:`BOT_SCORES` name, or a network's logits."""
+    if proposer in BOT_SCORES:
+        return BOT_SCORES[proposer]
+    network = _network(proposer, env)
+    if network is None:
+        raise ValueError(
+            f"unknown search proposer {proposer!r}: name one of {sorted(BOT_SCORES)}, or a "
+            f"{env.name} checkpoint dir or exported .onnx model (its logits rank the candidates)"
+        )
+    return logit_scores(network)
+
+
+def _base(base, env, proposer=None):
+    """``(policy, scores)`` of the search's base: a network (a checkpoint, or an exported
+    model run as its JAX network) plays and ranks by its logits, a bot by its action values
+    where it has them; the expert's values rank for the rest (``proposer``: a bot's values or
+    a network's logits instead)."""
+    from lost_cities.evaluation.policies import resolve_policy
+
+    network = _network(base, env)
+    policy = resolve_policy(base, env) if network is None else network.policy
     if proposer is not None:
-        if proposer not in BOT_SCORES:
-            raise ValueError(f"unknown search proposer {proposer!r}; choose one of {sorted(BOT_SCORES)}")
-        return policy, BOT_SCORES[proposer]
+        return policy, _proposer(proposer, env)
     if base in BOT_SCORES:
         return policy, BOT_SCORES[base]
-    return policy, logit_scores(agent) if network_here else expert_scores
+    return policy, expert_scores if network is None else logit_scores(network)
 
 
 def resolve_search(spec, env, directory=None, **overrides):
