@@ -628,7 +628,8 @@ def test_resolve_policy_and_agents_load_accept_search_specs(checkout_presets, ma
 def test_a_network_proposes_the_candidates_by_its_logits(tmp_path, match_states):
     """``proposer=<.onnx>``: the network's logits rank the challengers of the base move. The
     test network's logits are the expert's action values, so it proposes what the expert's
-    own scores do; an unknown proposer is refused, naming what it may be."""
+    own scores do, and a copy with the logits negated scores every legal action the other
+    way (the proposer reads the model it is given); an unknown proposer is refused."""
     from lost_cities.cli import action_fixture
     from lost_cities.search.spec import _base
 
@@ -649,6 +650,12 @@ def test_a_network_proposes_the_candidates_by_its_logits(tmp_path, match_states)
         np.where(logit_valid, logit_actions, -1), np.where(value_valid, value_actions, -1)
     )
     assert (logit_actions[:, 1] != logit_actions[:, 0]).all()  # challengers, not the base move again
+    upside_down = action_fixture.expert_model(tmp_path / "upside-down.onnx", logit_per_point=-1.0)
+    _, by_negated = _base("heuristic_balanced", env, proposer=str(upside_down))
+    masks = np.asarray(jax.vmap(match_legal_action_mask)(states))
+    scores, negated = (np.asarray(jax.vmap(f)(states)) for f in (by_logits, by_negated))
+    np.testing.assert_allclose(negated[masks], -scores[masks], rtol=1e-5, atol=1e-4)
+    assert np.ptp(scores[masks]) > 1.0  # the logits are not all one value
     with pytest.raises(ValueError, match="unknown search proposer 'no_such'.*checkpoint dir or exported"):
         _base("heuristic_balanced", env, proposer="no_such")
 

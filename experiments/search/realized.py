@@ -39,7 +39,7 @@ from lost_cities.evaluation.duplicate import mover_actions
 from lost_cities.game.engine import step
 from lost_cities.search.bench import positions
 from lost_cities.search.rollout import match_points
-from lost_cities.search.spec import _network, resolve_search
+from lost_cities.search.spec import network_of, resolve_search
 
 PRESETS = Path(__file__).resolve().parents[2] / "conf" / "search"
 MAX_PLIES = 80  # a round from a live position ends well within this (checked: an error otherwise)
@@ -76,7 +76,7 @@ def rest_of_round(me_policy, opponent, states, keys):
 
 def _policy(spec, env):
     """A bot by name, or a network (a checkpoint dir or .onnx) run as its JAX network."""
-    network = _network(spec, env)
+    network = network_of(spec, env)
     return make(spec) if network is None else network.policy
 
 

@@ -104,8 +104,10 @@ def build_fixture(seed, envs=None):
     }
 
 
-def expert_model(out, width=8):
-    """Write the test-only ActionNet whose greedy policy is ``heuristic_expert`` (module docstring)."""
+def expert_model(out, width=8, logit_per_point=1.0):
+    """Write the test-only ActionNet whose greedy policy is ``heuristic_expert`` (module
+    docstring): its logit of an action is ``logit_per_point`` times the expert's score (a
+    negative factor gives a model that ranks the expert's moves upside down)."""
     import onnx
 
     from lost_cities.export.onnx import (
@@ -126,7 +128,7 @@ def expert_model(out, width=8):
         return layer
 
     draw_weights = dense(width, N_DRAW_FEATURES)
-    draw_weights["bias"][EXPERT_TOTAL] = 10.0  # logit = the expert's score of the action, in points
+    draw_weights["bias"][EXPERT_TOTAL] = 10.0 * logit_per_point  # the feature is the score / 10
     params = {
         "params": {
             "trunk": {"Dense_0": dense(OBS_V2_DIM, width)},

@@ -42,7 +42,7 @@ def parse(spec):
     return preset, base
 
 
-def _network(spec, env):
+def network_of(spec, env):
     """The network ``spec`` names for ``env`` (a checkpoint dir, or an exported model run as
     its JAX network), or ``None`` when it names none (a bot) or one of another env."""
     from lost_cities import agents
@@ -59,7 +59,7 @@ def _proposer(proposer, env):
     """``scores`` of the ``proposer`` knob: a :data:`BOT_SCORES` name, or a network's logits."""
     if proposer in BOT_SCORES:
         return BOT_SCORES[proposer]
-    network = _network(proposer, env)
+    network = network_of(proposer, env)
     if network is None:
         raise ValueError(
             f"unknown search proposer {proposer!r}: name one of {sorted(BOT_SCORES)}, or a "
@@ -75,7 +75,7 @@ def _base(base, env, proposer=None):
     a network's logits instead)."""
     from lost_cities.evaluation.policies import resolve_policy
 
-    network = _network(base, env)
+    network = network_of(base, env)
     policy = resolve_policy(base, env) if network is None else network.policy
     if proposer is not None:
         return policy, _proposer(proposer, env)
