@@ -91,8 +91,10 @@ def main():
     env = envs.make("match3")
     base_policy = _policy(base, env)  # the opponent and the reference
     mover = overrides.pop("mover", None)  # a policy to measure in the search's place
-    spec = spec if mover is None else str(mover)
-    searched = resolve_search(spec, env, PRESETS, **overrides) if mover is None else _policy(mover, env)
+    if mover is None:
+        searched = resolve_search(spec, env, PRESETS, **overrides)
+    else:
+        spec, searched = str(mover), _policy(mover, env)
     if last_round is None:
         states = positions(env, int(n_positions), seed=11, every=5, policy=base_policy)
     else:  # about a third of the positions are in round 3: draw enough, keep the first n of them
