@@ -687,5 +687,9 @@ def test_mover_actions_take_several_passes_when_many_games_need_the_policy(match
     need = jnp.asarray(np.random.default_rng(0).random(20) < 0.7)
     random_policy = make("random")
     expected = np.where(need, jax.vmap(random_policy)(states, keys), 0)
+    progress = jnp.asarray(states.round.deck_ptr)
     for capacity in (3, 7, 20):
         np.testing.assert_array_equal(mover_actions(random_policy, states, keys, need, capacity), expected)
+        # gathered by their rounds' progress, in several passes: the same actions
+        by_progress = mover_actions(random_policy, states, keys, need, capacity, progress)
+        np.testing.assert_array_equal(by_progress, expected)

@@ -58,8 +58,8 @@ def rest_of_round(me_policy, opponent, states, keys):
         mine = ms.round.to_move == me
         action = jnp.where(
             mine,
-            mover_actions(me_policy, ms, ply_keys, mine & ~done, capacity),
-            mover_actions(opponent, ms, ply_keys, ~mine & ~done, capacity),
+            mover_actions(me_policy, ms, ply_keys, mine & ~done, capacity, ms.round.deck_ptr),
+            mover_actions(opponent, ms, ply_keys, ~mine & ~done, capacity, ms.round.deck_ptr),
         )
         after = jax.vmap(step)(ms.round, action)[0]
         ms = jax.tree.map(

@@ -155,21 +155,36 @@ def _play_game_ply(env, game, seat_a, action_a, action_b):
 
 
 def mover_capacity(n_games):
-    """Games a policy is computed on per pass: a little over the half of the games it
+    """Games a policy is computed on per ply: a little over the half of the games it
     moves in on a typical ply (exactly half in round 1, where the two games of a deal
-    alternate in step), so that one pass nearly always suffices."""
+    alternate in step), so that one pass (or one round of :func:`mover_actions`'s
+    progress passes) nearly always suffices."""
     return min(n_games, int(np.ceil(0.55 * n_games + 2 * np.sqrt(n_games))))
 
 
-def mover_actions(policy, states, keys, need, capacity):
+PROGRESS_PASSES = 8
+
+
+def mover_actions(policy, states, keys, need, capacity, progress=None):
     """int32[games]: ``policy``'s actions in the games where ``need`` holds (0 elsewhere).
 
     Under ``vmap`` a policy costs the same for every game it is given, so it is given only
     the games it moves in: gathered ``capacity`` at a time (one pass unless more games
-    need it), its actions scattered back. Each game gets exactly the action it would get
-    from ``policy(state, key)`` alone.
+    need it), its actions scattered back. Each game gets the action it would get from
+    ``policy(state, key)`` alone (up to float rounding, which may differ with the batch).
+
+    ``progress`` (int[games]: how far each game's round has gone, e.g. its deck pointer)
+    gathers the games in that order and computes them in ``PROGRESS_PASSES`` passes of
+    ``capacity / PROGRESS_PASSES``: a search runs its rollouts under ``vmap`` until the
+    longest one ends, so a pass of games at the same point of their rounds pays only for
+    their own rest of the round, not for the game furthest from its round's end
+    (search/default, 100 deals: 130 s against 162 s; a network's evaluation is not slower).
     """
-    order = jnp.argsort(~need, stable=True)  # the games that need the policy first
+    if progress is None:
+        order = jnp.argsort(~need, stable=True)  # the games that need the policy first
+    else:
+        order = jnp.lexsort((progress, ~need))  # those first, by their rounds' progress
+        capacity = -(-capacity // PROGRESS_PASSES)
     order = jnp.concatenate([order, order[:capacity]])  # a last pass may read past the end
     passes = (jnp.sum(need, dtype=jnp.int32) + capacity - 1) // capacity
 
@@ -218,8 +233,9 @@ def _play_chunk(env, start, policy_a, policy_b, deck_orders, coins, deal_keys, s
         states = games["state"]
         live = ~jax.vmap(env.done)(states)
         a_moves = jax.vmap(env.to_move)(states) == seat_a
-        action_a = mover_actions(policy_a, states, keys[:, 0], live & a_moves, capacity)
-        action_b = mover_actions(policy_b, states, keys[:, 1], live & ~a_moves, capacity)
+        progress = jax.vmap(env.round_state)(states).deck_ptr
+        action_a = mover_actions(policy_a, states, keys[:, 0], live & a_moves, capacity, progress)
+        action_b = mover_actions(policy_b, states, keys[:, 1], live & ~a_moves, capacity, progress)
         return t + 1, ply(env, games, seat_a, action_a, action_b)
 
     _, games = jax.lax.while_loop(running, advance, (jnp.int32(0), games))

@@ -76,7 +76,8 @@ class BehaviourCloning:
             label = jax.vmap(self.teacher)(games, teacher_keys).astype(jnp.int32)
         else:  # the teacher (a search: the costly part) only where the learner moves
             learner_moves = mover == seats
-            label = mover_actions(self.teacher, games, teacher_keys, learner_moves, mover_capacity(n))
+            capacity, progress = mover_capacity(n), jax.vmap(env.round_state)(games).deck_ptr
+            label = mover_actions(self.teacher, games, teacher_keys, learner_moves, capacity, progress)
         logits = masked_logits(self.network.apply(params, obs, features, method="logits"), mask)
         own = jax.random.categorical(k_learner, logits)
         random = jax.vmap(uniform_legal_action)(jax.random.split(k_random, n), mask)
@@ -86,7 +87,7 @@ class BehaviourCloning:
         ).astype(jnp.int32)
         if self.opponent is not None:
             opp_keys = jax.random.split(k_opp, n)
-            theirs = mover_actions(self.opponent, games, opp_keys, ~learner_moves, mover_capacity(n))
+            theirs = mover_actions(self.opponent, games, opp_keys, ~learner_moves, capacity, progress)
             action = jnp.where(learner_moves, action, theirs)
         weight = learner_moves.astype(jnp.float32)
         games, _, done = jax.vmap(env.step)(games, action)
