@@ -2,11 +2,12 @@
 a base policy (default ``heuristic_expert``) against the same policy (or ``opponent``),
 duplicate match3 on deal bank v1.
 
-    python experiments/search/run.py DEALS OUT.json [base=SPEC] [opponent=SPEC] [preset=NAME] [knob=value ...]
+    python experiments/search/run.py DEALS OUT.json [base=SPEC] [opponent=SPEC] [preset=NAME]
+        [first_deal=N] [knob=value ...]
 
 The same as ``python -m lost_cities.evaluate agent=search[/NAME]:SPEC opponent=SPEC
-env=match3 deals=DEALS``, but it reads the presets from this checkout's conf/search and
-takes knob overrides (worlds=24 ...).
+env=match3 deals=DEALS first_deal=N``, but it reads the presets from this checkout's
+conf/search and takes knob overrides (worlds=24 ...).
 """
 
 import json
@@ -31,14 +32,16 @@ def main():
     base = str(overrides.pop("base", "heuristic_expert"))
     opponent_spec = str(overrides.pop("opponent", base))
     spec = f"search/{overrides.pop('preset', 'default')}:{base}"
+    first_deal = int(overrides.pop("first_deal", 0))  # > 0: deals apart from those settings were chosen on
     env = envs.make("match3")
     agent = resolve_search(spec, env, PRESETS, **overrides)
     opponent = resolve_policy(opponent_spec, env)
-    deck_orders, coins = deal_bank(int(deals))
+    deck_orders, coins = deal_bank(int(deals), first=first_deal)
     start = time.perf_counter()
     results = duplicate_evaluate(env, agent, opponent, deck_orders, coins, jax.random.key(0))
     seconds = time.perf_counter() - start
-    row = {**results, "agent": spec, "opponent": opponent_spec, "overrides": overrides, "seconds": seconds}
+    row = {**results, "agent": spec, "opponent": opponent_spec, "first_deal": first_deal}
+    row |= {"overrides": overrides, "seconds": seconds}
     row["load_average"] = os.getloadavg()  # at the end: 1, 5 and 15 minutes
     Path(out).write_text(json.dumps(row, indent=2) + "\n")
     print(
