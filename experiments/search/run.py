@@ -40,8 +40,14 @@ def main():
     start = time.perf_counter()
     results = duplicate_evaluate(env, agent, opponent, deck_orders, coins, jax.random.key(0))
     seconds = time.perf_counter() - start
-    row = {**results, "agent": spec, "opponent": opponent_spec, "first_deal": first_deal}
-    row |= {"overrides": overrides, "seconds": seconds}
+    row = {
+        **results,
+        "agent": spec,
+        "opponent": opponent_spec,
+        "first_deal": first_deal,
+        "overrides": overrides,
+        "seconds": seconds,
+    }
     row["load_average"] = os.getloadavg()  # at the end: 1, 5 and 15 minutes
     Path(out).write_text(json.dumps(row, indent=2) + "\n")
     print(
