@@ -7,7 +7,7 @@
 - :mod:`~lost_cities.search.config`: the knobs and the presets in ``conf/search``.
 """
 
-from lost_cities.search.agent import search_decision, search_policy, select
+from lost_cities.search.agent import prior_bonus, search_decision, search_policy, select
 from lost_cities.search.candidates import BOT_SCORES, expert_scores, logit_scores, top_candidates
 from lost_cities.search.config import SearchConfig, load_preset
 from lost_cities.search.determinize import determinize, determinize_round, unseen_cards
@@ -22,6 +22,7 @@ __all__ = [
     "load_preset",
     "logit_scores",
     "match_value",
+    "prior_bonus",
     "rollout_values",
     "search_decision",
     "search_policy",

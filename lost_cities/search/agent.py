@@ -14,6 +14,8 @@ Per decision, for the seat to move:
 4. gate: the candidate ``c`` of best mean value replaces ``b`` only when its mean paired
    gain ``mean(v_c - v_b)`` exceeds ``gate_points`` and ``gate_z`` standard errors; with
    ``confirm_worlds`` that gain is measured again on fresh worlds, ``c`` against ``b``.
+   ``prior_points`` adds the proposer's own preference to every gain: that many points
+   per unit of ``score_c - score_b`` (for a network, per nat of its probability ratio).
 
 The policy is a ``jax.tree_util.Partial`` whose function (the static part, cached per
 config) closes over the :class:`SearchConfig`; the base policy and its scorer are its
@@ -33,10 +35,20 @@ from lost_cities.search.inference import sample_worlds
 from lost_cities.search.rollout import point_utility, rollout_values
 
 
-def best_challenger(values, valid):
+def prior_bonus(scores, actions, prior_points, unit=1.0):
+    """float32[K]: ``prior_points`` points (in utility: times ``unit``) per unit of the
+    proposer's score of each candidate over the base move's (``actions[0]``); 0 where either
+    is unrated (not finite), so a move the proposer does not rate is judged by rollouts alone."""
+    ranked = scores[actions]
+    lead = ranked - ranked[0]
+    return jnp.where(jnp.isfinite(lead), prior_points * unit * lead, 0.0)
+
+
+def best_challenger(values, valid, bonus=0.0):
     """``(index, gains[W])``: the candidate of best mean paired gain over the base move
-    (column 0) in ``values[W, K]``, and its gains world by world (the base move wins a tie)."""
-    gains = values - values[:, :1]  # paired with the base move, world by world
+    (column 0) in ``values[W, K]``, ``bonus[K]`` added, and its gains world by world (the
+    base move wins a tie)."""
+    gains = values - values[:, :1] + bonus  # paired with the base move, world by world
     ranked = jnp.where(valid, jnp.mean(gains, axis=0), -jnp.inf)
     best = jnp.argmax(ranked)  # lowest index on ties
     return best, gains[:, best]
@@ -53,9 +65,10 @@ def clears_gate(gains, cfg, unit=1.0):
     return clears, gain
 
 
-def select(values, valid, cfg, unit=1.0):
-    """``(index, gain)``: the chosen candidate (0 is the base move) from ``values[W, K]``."""
-    best, gains = best_challenger(values, valid)
+def select(values, valid, cfg, unit=1.0, bonus=0.0):
+    """``(index, gain)``: the chosen candidate (0 is the base move) from ``values[W, K]``
+    (``bonus[K]``: the proposer's prior, :func:`prior_bonus`)."""
+    best, gains = best_challenger(values, valid, bonus)
     clears, gain = clears_gate(gains, cfg, unit)
     return jnp.where(clears, best, 0), gain
 
@@ -73,7 +86,8 @@ def search_decision(
     inferred = base_policy if opponent_model is None else opponent_model
     base_key, world_key, rollout_key = jax.random.split(rng, 3)
     base = base_policy(state, base_key).astype(jnp.int32)
-    actions, valid = top_candidates(scores(state), legal_mask_of(state), base, cfg.candidates)
+    proposal = scores(state)
+    actions, valid = top_candidates(proposal, legal_mask_of(state), base, cfg.candidates)
 
     def values_of(candidates, world_key, rollout_key, count):
         worlds = sample_worlds(world_key, state, count, cfg.inference_pool, inferred, cfg.inference_moves)
@@ -92,17 +106,18 @@ def search_decision(
 
     values = values_of(actions, world_key, rollout_key, cfg.worlds)
     unit = point_utility(state, cfg.scales)
-    info = {"actions": actions, "valid": valid, "values": values}
+    bonus = prior_bonus(proposal, actions, cfg.prior_points, unit)
+    info = {"actions": actions, "valid": valid, "values": values, "bonus": bonus}
     if cfg.confirm_worlds:
-        best, _ = best_challenger(values, valid)
+        best, _ = best_challenger(values, valid, bonus)
         pair = jnp.stack([actions[0], actions[best]])
         confirm_world_key, confirm_rollout_key = jax.random.split(jax.random.fold_in(rng, 1))
         confirm = values_of(pair, confirm_world_key, confirm_rollout_key, cfg.confirm_worlds)
-        clears, gain = clears_gate(confirm[:, 1] - confirm[:, 0], cfg, unit)
+        clears, gain = clears_gate(confirm[:, 1] - confirm[:, 0] + bonus[best], cfg, unit)
         index = jnp.where(clears, best, 0)
         info["confirm_values"] = confirm
     else:
-        index, gain = select(values, valid, cfg, unit)
+        index, gain = select(values, valid, cfg, unit, bonus)
     action = jnp.sum(jnp.where(jnp.arange(cfg.candidates) == index, actions, 0)).astype(jnp.int32)
     return action, {**info, "index": index, "gain": gain}
 

@@ -31,6 +31,9 @@ class SearchConfig:
       seats. A search that knows whom it plays (a teacher against a fixed opponent) sets it.
     - ``gate_points`` / ``gate_z``: leave the base move only for a candidate whose mean
       paired gain over it exceeds ``gate_points`` points and ``gate_z`` standard errors.
+    - ``prior_points``: the proposer's (or the base's) own preference, added to each
+      challenger's paired gain: points per unit of its score over the base move's (a
+      network's logits: per nat of its probability ratio; 0: the rollouts alone judge).
     - ``confirm_worlds``: 0, the gate reads the worlds that chose the best candidate; > 0,
       the best candidate and the base move are rolled out again in that many fresh worlds
       and the gate reads only those (no winner's curse: the worlds that picked the best
@@ -56,6 +59,7 @@ class SearchConfig:
     opponent_rollout: str | None
     gate_points: float
     gate_z: float
+    prior_points: float
     confirm_worlds: int
     start_value: float
     scales: tuple
@@ -106,7 +110,13 @@ class SearchConfig:
             + (f" (the opponent's seat by {self.opponent_rollout})" if self.opponent_rollout else "")
             + f" to {depth} "
             f"(up to {self.rollout_plies(44)} simulated plies from a fresh round); gate "
-            f"{self.gate_points:g} points and {self.gate_z:g} s.e.; start value {self.start_value:g}; "
+            f"{self.gate_points:g} points and {self.gate_z:g} s.e."
+            + (
+                f", prior {self.prior_points:g} points per unit of the proposer's score"
+                if self.prior_points
+                else ""
+            )
+            + f"; start value {self.start_value:g}; "
             f"scales {list(self.scales)}; proposer {self.proposer or 'the base policy'}"
             + (
                 f"; worlds kept from {self.inference_pool}x as many by the opponent's last "
