@@ -557,6 +557,9 @@ def test_presets_load_and_check_their_knobs(tmp_path):
     # A preset that extends another sets only what it changes, and may not extend itself.
     assert load_preset("fast", PRESETS) == dataclasses.replace(cfg, worlds=16)
     assert load_preset("strong", PRESETS) == dataclasses.replace(cfg, worlds=48)
+    proposed = load_preset("proposed", PRESETS)
+    assert proposed == dataclasses.replace(cfg, worlds=64, proposer="web/public/bc-ppo-xi6-bal2700.onnx")
+    assert (PRESETS.parents[1] / proposed.proposer).is_file()  # the shipped net it names
     (tmp_path / "a.yaml").write_text("extends: b\nworlds: 2\n")
     (tmp_path / "b.yaml").write_text("extends: a\n")
     with pytest.raises(ValueError, match="a cycle"):

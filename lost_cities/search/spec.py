@@ -63,7 +63,8 @@ def _proposer(proposer, env):
     if network is None:
         raise ValueError(
             f"unknown search proposer {proposer!r}: name one of {sorted(BOT_SCORES)}, or a "
-            f"{env.name} checkpoint dir or exported .onnx model (its logits rank the candidates)"
+            f"{env.name} checkpoint dir or exported .onnx model (its logits rank the candidates; "
+            f"a relative path is read from {Path.cwd()})"
         )
     return logit_scores(network)
 
