@@ -1,6 +1,7 @@
 """What a search gains in play over the rest of a round, paired on the true deck.
 
-    python experiments/search/realized.py POSITIONS OUT.json [preset=NAME] [base=SPEC] [round=3] [knob=v ...]
+    python experiments/search/realized.py POSITIONS OUT.json [preset=NAME] [base=SPEC]
+        [round=3] [deck_left=N] [knob=v ...]
 
 From POSITIONS positions of base-vs-base matches (every 5th ply, the true state; the base
 ``heuristic_expert`` unless ``base=`` names another policy: a bot, a checkpoint dir or an
@@ -16,6 +17,8 @@ sixth of its cost.
 ``round=3`` takes the positions from the match's last round only; the round's end is then
 the match's, and the row also holds what the search realizes in match wins (a win 1, a
 draw 1/2, a loss 0), for settings that play for the win rather than the points.
+``deck_left=N`` takes only positions with at most N cards left in the deck (the round's
+end game, where the unseen cards are few and a rollout is short).
 
 Why it exists (session 9): the expert's advantage of the search's choice per decision
 (offline.py, graded with the opponent's true hand) sums over a round to about twice what
@@ -36,6 +39,7 @@ import yaml
 from lost_cities import envs
 from lost_cities.bots import make
 from lost_cities.evaluation.duplicate import mover_actions
+from lost_cities.game.cards import DECK_DRAWS, N_CARDS
 from lost_cities.game.engine import step
 from lost_cities.search.bench import positions
 from lost_cities.search.rollout import match_points
@@ -88,6 +92,9 @@ def main():
     last_round = overrides.pop("round", None)
     if last_round not in (None, 3):
         raise ValueError(f"round={last_round}: only round=3 (the match's last) is measured apart")
+    deck_left = overrides.pop("deck_left", None)
+    if deck_left is not None and not 0 < int(deck_left) < DECK_DRAWS:
+        raise ValueError(f"deck_left={deck_left}: give a number of deck cards from 1 to {DECK_DRAWS - 1}")
     env = envs.make("match3")
     base_policy = _policy(base, env)  # the opponent and the reference
     mover = overrides.pop("mover", None)  # a policy to measure in the search's place
@@ -95,11 +102,17 @@ def main():
         searched = resolve_search(spec, env, PRESETS, **overrides)
     else:
         spec, searched = str(mover), _policy(mover, env)
-    if last_round is None:
+    if last_round is None and deck_left is None:
         states = positions(env, int(n_positions), seed=11, every=5, policy=base_policy)
-    else:  # about a third of the positions are in round 3: draw enough, keep the first n of them
-        pool = positions(env, 4 * int(n_positions), seed=11, every=5, policy=base_policy)
-        keep = np.flatnonzero(np.asarray(pool.round_idx) == 2)[: int(n_positions)]
+    else:  # draw enough positions, keep the first n of those asked for
+        share = (1 / 3 if last_round else 1) * (int(deck_left) / DECK_DRAWS if deck_left else 1)
+        pool = positions(env, int(1.5 * int(n_positions) / share), seed=11, every=5, policy=base_policy)
+        wanted = np.ones(pool.round_idx.shape, bool)
+        if last_round:
+            wanted &= np.asarray(pool.round_idx) == 2
+        if deck_left:
+            wanted &= N_CARDS - np.asarray(pool.round.deck_ptr, int) <= int(deck_left)
+        keep = np.flatnonzero(wanted)[: int(n_positions)]
         states = jax.tree.map(lambda x: x[keep], pool)
     n = jax.tree.leaves(states)[0].shape[0]
     keys = jax.random.split(jax.random.PRNGKey(3), n)
@@ -123,6 +136,7 @@ def main():
         "agent": spec,
         "overrides": overrides,
         "positions": int(n),
+        "deck_left": deck_left,
         "gain_mean": float(gain.mean()),
         "gain_se": float(gain.std(ddof=1) / np.sqrt(n)),
         "gains": [round(float(g), 3) for g in gain],  # per position, for paired comparisons

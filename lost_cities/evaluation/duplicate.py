@@ -114,7 +114,9 @@ RESULT_METRICS = tuple(key for key, kind in get_type_hints(Results).items() if k
 
 
 def _as_partial(policy):
-    return policy if isinstance(policy, Partial) else Partial(policy)
+    """A policy as a jitted function's argument: a pytree (a ``Partial``, or a policy that
+    computes its batches itself, see :func:`batched_actions`) as it is, a function wrapped."""
+    return policy if isinstance(policy, Partial) or hasattr(policy, "batched") else Partial(policy)
 
 
 def _ply_keys(deal_key, t):
@@ -165,6 +167,17 @@ def mover_capacity(n_games):
 PROGRESS_PASSES = 8
 
 
+def batched_actions(policy, states, keys, need):
+    """int32[B]: ``policy``'s actions over a batch of games (leading axis), by the policy's
+    own ``batched(states, keys, need)`` where it has one (a policy that decides per batch
+    which of its parts to run, ``search.endgame.EndgamePolicy``), else vmapped. Only the
+    games where ``need`` holds are read."""
+    batched = getattr(policy, "batched", None)
+    if batched is not None:
+        return batched(states, keys, need)
+    return jax.vmap(policy)(states, keys).astype(jnp.int32)
+
+
 def mover_actions(policy, states, keys, need, capacity, progress=None):
     """int32[games]: ``policy``'s actions in the games where ``need`` holds (0 elsewhere).
 
@@ -191,8 +204,8 @@ def mover_actions(policy, states, keys, need, capacity, progress=None):
 
     def one_pass(p, actions):
         index = jax.lax.dynamic_slice(order, (p * capacity,), (capacity,))
-        acted = jax.vmap(policy)(jax.tree.map(lambda x: x[index], states), keys[index])
-        return actions.at[index].set(jnp.where(need[index], acted.astype(jnp.int32), actions[index]))
+        acted = batched_actions(policy, jax.tree.map(lambda x: x[index], states), keys[index], need[index])
+        return actions.at[index].set(jnp.where(need[index], acted, actions[index]))
 
     return jax.lax.fori_loop(0, passes, one_pass, jnp.zeros(need.shape[0], jnp.int32))
 

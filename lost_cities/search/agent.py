@@ -23,6 +23,7 @@ arguments, so a network's parameters stay traced leaves. Under ``vmap`` over gam
 (duplicate evaluation) every decision runs worlds x candidates lanes at once.
 """
 
+import dataclasses
 import functools
 
 import jax
@@ -31,6 +32,7 @@ from jax.tree_util import Partial
 
 from lost_cities.search.candidates import legal_mask_of, top_candidates
 from lost_cities.search.config import SearchConfig
+from lost_cities.search.endgame import EndgamePolicy
 from lost_cities.search.inference import sample_worlds
 from lost_cities.search.rollout import point_utility, rollout_values
 
@@ -142,6 +144,12 @@ def search_policy(
 ):
     """``policy(env_state, rng) -> action`` searching on top of ``base_policy``; the rollouts
     are played by ``rollout_policy`` (``None``: the base), the other seat's moves in them by
-    ``opponent_model`` (``None``: the rollout policy) and cut ones valued by ``leaf``."""
-    optional = [None if f is None else _as_partial(f) for f in (rollout_policy, leaf, opponent_model)]
-    return Partial(_policy_fn(cfg), _as_partial(base_policy), _as_partial(scores), *optional)
+    ``opponent_model`` (``None``: the rollout policy) and cut ones valued by ``leaf``. With
+    ``cfg.endgame``, an :class:`EndgamePolicy` of two such searches."""
+    parts = [_as_partial(base_policy), _as_partial(scores)]
+    parts += [None if f is None else _as_partial(f) for f in (rollout_policy, leaf, opponent_model)]
+    if cfg.endgame is None:
+        return Partial(_policy_fn(cfg), *parts)
+    opening = Partial(_policy_fn(dataclasses.replace(cfg, endgame=None)), *parts)
+    endgame = Partial(_policy_fn(cfg.endgame_config()), *parts)
+    return EndgamePolicy(opening, endgame, cfg.endgame_deck_left)

@@ -3,8 +3,9 @@
 Positions are taken from expert-vs-expert matches (every 7th ply of a few hundred
 matches, so early, middle and late round positions all occur). Prints, after compiling:
 
-- ``batched_s_per_decision``: one jitted ``vmap`` over ``--games`` positions, divided by
-  the number of positions (how duplicate evaluation runs it);
+- ``batched_s_per_decision``: ``--games`` positions at once, as the duplicate evaluation
+  computes them (``mover_actions``: sorted by the deck pointer, in its progress passes),
+  divided by the number of positions;
 - ``single_s_per_decision``: one position per call (as a person playing the agent sees
   it), the median over ``--single`` calls;
 - ``rollout_policy_us_per_state``: one move of the rollout policy, batched over the
@@ -25,8 +26,10 @@ import yaml
 from lost_cities import envs
 from lost_cities.bots import make
 from lost_cities.evaluation import resolve_policy
+from lost_cities.evaluation.duplicate import mover_actions
 from lost_cities.game.cards import N_CARDS
 from lost_cities.search.config import load_preset
+from lost_cities.search.determinize import round_of
 from lost_cities.search.spec import parse, resolve_search
 
 
@@ -52,7 +55,8 @@ def measure(policy, states, single=20):
     is ``None`` when ``single`` calls are 0."""
     n = int(jax.tree.leaves(states)[0].shape[0])
     keys = jax.random.split(jax.random.PRNGKey(1), n)
-    batched = jax.jit(jax.vmap(policy))
+    everyone, progress = jnp.ones(n, bool), round_of(states).deck_ptr
+    batched = jax.jit(lambda s, k: mover_actions(policy, s, k, everyone, n, progress))
     jax.block_until_ready(batched(states, keys))
     start = time.perf_counter()
     jax.block_until_ready(batched(states, keys))
@@ -91,7 +95,7 @@ def main(argv=None):
     print(f"spec={spec}")
     print(f"config={cfg}")
     print(f"positions={len(deck_left)}")
-    print(f"rollout_plies_per_decision={np.mean([cfg.rollout_plies(d) for d in deck_left]):.0f}")
+    print(f"rollout_plies_per_decision={np.mean([cfg.deciding(d).rollout_plies(d) for d in deck_left]):.0f}")
     print(f"batched_s_per_decision={batched_s:.5f}")
     if single_s is not None:
         print(f"single_s_per_decision={single_s:.5f}")

@@ -9,7 +9,11 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
+from lost_cities.game.cards import DECK_DRAWS
 from lost_cities.game.engine import MOVE_HISTORY
+
+# Knobs that name a policy: resolved once per search, so the end game cannot change them.
+POLICY_KNOBS = ("rollout", "opponent_rollout", "proposer", "leaf")
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,11 @@ class SearchConfig:
       round are kept first (1: no inference, :mod:`lost_cities.search.inference`).
     - ``inference_moves``: how many of the opponent's latest moves the inference checks
       (1 to ``MOVE_HISTORY // 2``, the moves a round ``State`` keeps of each seat).
+    - ``endgame``: ``None``, or knobs for the round's end game: ``deck_left: N`` and any
+      knobs above but those naming a policy; they replace the others once at most ``N``
+      cards are left in the deck (:mod:`lost_cities.search.endgame`). There the rollouts
+      are short and the unseen cards few, so many candidates cost little and the worlds
+      judge them with little noise (experiments/search/README.md, session 18).
     """
 
     worlds: int
@@ -66,6 +75,7 @@ class SearchConfig:
     proposer: str | None
     inference_pool: int
     inference_moves: int
+    endgame: tuple | None  # (knob, value) pairs, sorted: hashable (see endgame_config)
 
     def __post_init__(self):
         if self.worlds < 1 or self.candidates < 1:
@@ -88,6 +98,42 @@ class SearchConfig:
         if len(self.scales) != 3 or min(self.scales) < 0:
             raise ValueError(f"search.scales needs one scale >= 0 per round (3), got {self.scales}")
         object.__setattr__(self, "scales", tuple(float(s) for s in self.scales))
+        if self.endgame is not None:
+            knobs = dict(self.endgame)
+            if "scales" in knobs:
+                knobs["scales"] = tuple(knobs["scales"])
+            object.__setattr__(self, "endgame", tuple(sorted(knobs.items())))
+            self.endgame_config()  # checks the end game's knobs now, not at its first decision
+
+    @property
+    def endgame_deck_left(self):
+        """Cards left in the deck at or below which :meth:`endgame_config` decides (``None``: never)."""
+        return None if self.endgame is None else dict(self.endgame)["deck_left"]
+
+    def deciding(self, deck_left):
+        """The config that decides with ``deck_left`` cards left in the deck."""
+        late = self.endgame is not None and deck_left <= self.endgame_deck_left
+        return self.endgame_config() if late else self
+
+    def endgame_config(self):
+        """The :class:`SearchConfig` of the end game (``None`` without one): these knobs with
+        ``endgame``'s replacing them."""
+        if self.endgame is None:
+            return None
+        knobs = dict(self.endgame)
+        deck_left = knobs.pop("deck_left", None)
+        if not isinstance(deck_left, int) or not 1 <= deck_left < DECK_DRAWS:
+            raise ValueError(
+                f"search.endgame needs deck_left: the cards left in the deck (1 to {DECK_DRAWS - 1}) "
+                f"from which its knobs decide, got {deck_left!r}"
+            )
+        known = {f.name for f in dataclasses.fields(SearchConfig)} - {"endgame", *POLICY_KNOBS}
+        unknown = set(knobs) - known
+        if unknown:
+            raise ValueError(
+                f"search.endgame cannot set {sorted(unknown)}; it sets deck_left and any of {sorted(known)}"
+            )
+        return dataclasses.replace(self, endgame=None, **knobs)
 
     def rollout_plies(self, plies_left):
         """Plies one decision simulates when ``plies_left`` remain in the round (its cost)."""
@@ -122,6 +168,13 @@ class SearchConfig:
                 f"; worlds kept from {self.inference_pool}x as many by the opponent's last "
                 + ("move" if self.inference_moves == 1 else f"{self.inference_moves} moves")
                 if self.inference_pool > 1
+                else ""
+            )
+            + (
+                f"; with {self.endgame_deck_left} or fewer cards in the deck: "
+                + ", ".join(f"{knob} {value}" for knob, value in self.endgame if knob != "deck_left")
+                + f" ({self.endgame_config().rollouts()} rollouts per decision)"
+                if self.endgame is not None
                 else ""
             )
         )
@@ -161,4 +214,6 @@ def load_preset(name="default", directory=None, **overrides):
     if missing:
         raise ValueError(f"search preset {name!r} in {directory} lacks the search knobs {sorted(missing)}")
     values["scales"] = tuple(values["scales"])
+    if values.get("endgame") is not None:
+        values["endgame"] = tuple(dict(values["endgame"]).items())
     return SearchConfig(**values)
