@@ -75,7 +75,7 @@ class SearchConfig:
     proposer: str | None
     inference_pool: int
     inference_moves: int
-    endgame: tuple | None  # (knob, value) pairs, sorted: hashable (see endgame_config)
+    endgame: tuple | None  # a mapping, kept as sorted (knob, value) pairs: hashable (see endgame_config)
 
     def __post_init__(self):
         if self.worlds < 1 or self.candidates < 1:
@@ -214,6 +214,4 @@ def load_preset(name="default", directory=None, **overrides):
     if missing:
         raise ValueError(f"search preset {name!r} in {directory} lacks the search knobs {sorted(missing)}")
     values["scales"] = tuple(values["scales"])
-    if values.get("endgame") is not None:
-        values["endgame"] = tuple(dict(values["endgame"]).items())
     return SearchConfig(**values)
