@@ -564,6 +564,11 @@ def test_presets_load_and_check_their_knobs(tmp_path):
     fast = load_preset("fast", PRESETS)
     assert dataclasses.replace(wide_late, endgame=None) == fast and wide_late.endgame_deck_left == 8
     assert wide_late.endgame_config() == dataclasses.replace(fast, worlds=32, candidates=24, gate_points=0.5)
+    proposed_late = load_preset("proposed_endgame", PRESETS)  # proposed, and the same end game
+    assert dataclasses.replace(proposed_late, endgame=None) == proposed
+    assert proposed_late.endgame == wide_late.endgame
+    late = dataclasses.replace(proposed, worlds=32, candidates=24, gate_points=0.5)
+    assert proposed_late.endgame_config() == late
     (tmp_path / "a.yaml").write_text("extends: b\nworlds: 2\n")
     (tmp_path / "b.yaml").write_text("extends: a\n")
     with pytest.raises(ValueError, match="a cycle"):
