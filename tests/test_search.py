@@ -510,37 +510,72 @@ def test_match_value_counts_the_carry_the_start_and_the_utility(match_states):
     assert float(match_value(finished, finished, 0, 3.0, (0, 0, 0))) == 10.0  # a lone round
 
 
-def test_opponent_model_plays_the_other_seat_in_the_rollouts(match_states):
-    """``opponent_rollout``: every rollout value equals a ply-by-ply replay in which the
-    searching seat moves by the rollout policy and the other seat by the opponent model,
-    and differs from the rollouts where one policy plays both seats."""
+def _replayed_values(worlds, actions, keys, policy_of):
+    """float[W, K]: the searching seat's match points after each candidate, the round played
+    on ply by ply, ply ``t`` (after the candidate) by ``policy_of(t, seat to move)``."""
     from lost_cities.game.engine import step
-    from lost_cities.search import rollout_values
     from lost_cities.search.determinize import round_of, with_round
     from lost_cities.search.rollout import match_points
 
-    mine, theirs = EXPERT, make("discard_only")
-    state = _take(match_states, 40)
-    worlds = jax.vmap(determinize, in_axes=(0, None))(jax.random.split(jax.random.PRNGKey(5), 2), state)
-    actions, _ = top_candidates(expert_scores(state), match_legal_action_mask(state), EXPERT(state, None), 2)
-    keys = jax.random.split(jax.random.PRNGKey(6), 2)
-    values = rollout_values(worlds, actions, mine, keys, None, 0.0, (0, 0, 0), opponent=theirs)
-    player = int(state.to_move)
-    policies = {player: jax.jit(mine), 1 - player: jax.jit(theirs)}
-    for w in range(2):
+    player = int(round_of(worlds).to_move[0])
+    values = np.zeros((keys.shape[0], actions.shape[0]))
+    for w in range(keys.shape[0]):
         world = _take(worlds, w)
-        for k in range(2):
+        for k in range(actions.shape[0]):
             round_state, _, _ = step(round_of(world), actions[k])
             t = 0
             while not bool(round_state.done):
-                move = policies[int(round_state.to_move)](
+                move = policy_of(t, int(round_state.to_move))(
                     with_round(world, round_state), jax.random.fold_in(keys[w], t)
                 )
                 round_state, _, _ = step(round_state, move)
                 t += 1
-            assert float(values[w, k]) == float(match_points(world, round_state, player, 0.0))
+            values[w, k] = float(match_points(world, round_state, player, 0.0))
+    return values
+
+
+def _rollout_setup(match_states, index=40, n=2):
+    state = _take(match_states, index)
+    worlds = jax.vmap(determinize, in_axes=(0, None))(jax.random.split(jax.random.PRNGKey(5), n), state)
+    actions, _ = top_candidates(expert_scores(state), match_legal_action_mask(state), EXPERT(state, None), 2)
+    return state, worlds, actions, jax.random.split(jax.random.PRNGKey(6), n)
+
+
+def test_opponent_model_plays_the_other_seat_in_the_rollouts(match_states):
+    """``opponent_rollout``: every rollout value equals a ply-by-ply replay in which the
+    searching seat moves by the rollout policy and the other seat by the opponent model,
+    and differs from the rollouts where one policy plays both seats."""
+    from lost_cities.search import rollout_values
+
+    mine, theirs = EXPERT, make("discard_only")
+    state, worlds, actions, keys = _rollout_setup(match_states)
+    values = rollout_values(worlds, actions, mine, keys, None, 0.0, (0, 0, 0), opponent=theirs)
+    player = int(state.to_move)
+    policies = {player: jax.jit(mine), 1 - player: jax.jit(theirs)}
+    assert np.array_equal(
+        np.asarray(values), _replayed_values(worlds, actions, keys, lambda t, seat: policies[seat])
+    )
     one_policy = rollout_values(worlds, actions, mine, keys, None, 0.0, (0, 0, 0))
     assert not np.array_equal(np.asarray(values), np.asarray(one_policy))
+
+
+def test_next_move_makes_the_searching_seats_next_decision_in_the_rollouts(match_states):
+    """``next_move``: the searching seat's first decision after the other seat's reply (ply
+    1 of the rollout) is that policy's, every other ply the rollout policy's; with the
+    rollout policy itself as ``next_move`` the values are the plain rollouts'."""
+    from lost_cities.search import rollout_values
+
+    searched, expert = make("discard_only"), jax.jit(EXPERT)
+    _, worlds, actions, keys = _rollout_setup(match_states)
+    values = rollout_values(worlds, actions, EXPERT, keys, None, 0.0, (0, 0, 0), next_move=searched)
+    replayed = _replayed_values(
+        worlds, actions, keys, lambda t, seat: jax.jit(searched) if t == 1 else expert
+    )
+    assert np.array_equal(np.asarray(values), replayed)
+    plain = rollout_values(worlds, actions, EXPERT, keys, None, 0.0, (0, 0, 0))
+    assert not np.array_equal(np.asarray(values), np.asarray(plain))
+    same = rollout_values(worlds, actions, EXPERT, keys, None, 0.0, (0, 0, 0), next_move=EXPERT)
+    assert np.array_equal(np.asarray(same), np.asarray(plain))
 
 
 def test_presets_load_and_check_their_knobs(tmp_path):
@@ -549,6 +584,9 @@ def test_presets_load_and_check_their_knobs(tmp_path):
     assert _cfg(worlds=3).worlds == 3 and "3 worlds" in _cfg(worlds=3).describe()
     with pytest.raises(ValueError, match="unknown search knobs"):
         _cfg(world=8)
+    with pytest.raises(ValueError, match="next_move.*depth must be null or >= 2"):
+        _cfg(next_move="heuristic_expert", depth=1)
+    assert "next move in each by heuristic_expert" in _cfg(next_move="heuristic_expert", depth=2).describe()
     with pytest.raises(ValueError, match="unknown search preset"):
         load_preset("no-such-preset", PRESETS)
     (tmp_path / "partial.yaml").write_text("worlds: 4\n")

@@ -76,14 +76,15 @@ def select(values, valid, cfg, unit=1.0, bonus=0.0):
 
 
 def search_decision(
-    cfg, base_policy, scores, state, rng, rollout_policy=None, leaf=None, opponent_model=None
+    cfg, base_policy, scores, state, rng, rollout_policy=None, leaf=None, opponent_model=None, next_move=None
 ):
     """``(action, info)`` for the seat to move; ``info`` holds the candidates and values.
 
     ``rollout_policy`` plays the rollouts (``None``: the base policy); ``leaf`` values a
     rollout cut at ``cfg.depth`` (``None``: the board as it stands); ``opponent_model``
     plays the other seat in the rollouts and is the model the inference asks (``None``:
-    the rollout policy plays both seats and the base policy is asked)."""
+    the rollout policy plays both seats and the base policy is asked); ``next_move`` makes
+    the searching seat's next decision in each rollout (``None``: the rollout policy)."""
     rollout_policy = base_policy if rollout_policy is None else rollout_policy
     inferred = base_policy if opponent_model is None else opponent_model
     base_key, world_key, rollout_key = jax.random.split(rng, 3)
@@ -104,6 +105,7 @@ def search_decision(
             cfg.scales,
             leaf,
             opponent_model,
+            next_move,
         )
 
     values = values_of(actions, world_key, rollout_key, cfg.worlds)
@@ -126,10 +128,12 @@ def search_decision(
 
 @functools.lru_cache(maxsize=64)
 def _policy_fn(cfg):
-    def policy(base_policy, scores, rollout_policy, leaf, opponent_model, state, rng):
+    def policy(base_policy, scores, rollout_policy, leaf, opponent_model, next_move, state, rng):
         if cfg.candidates == 1:
             return base_policy(state, rng).astype(jnp.int32)
-        return search_decision(cfg, base_policy, scores, state, rng, rollout_policy, leaf, opponent_model)[0]
+        return search_decision(
+            cfg, base_policy, scores, state, rng, rollout_policy, leaf, opponent_model, next_move
+        )[0]
 
     policy.__name__ = f"search_{cfg.worlds}x{cfg.candidates}"
     return policy
@@ -140,14 +144,23 @@ def _as_partial(f):
 
 
 def search_policy(
-    base_policy, scores, cfg: SearchConfig, rollout_policy=None, leaf=None, opponent_model=None
+    base_policy,
+    scores,
+    cfg: SearchConfig,
+    rollout_policy=None,
+    leaf=None,
+    opponent_model=None,
+    next_move=None,
 ):
     """``policy(env_state, rng) -> action`` searching on top of ``base_policy``; the rollouts
     are played by ``rollout_policy`` (``None``: the base), the other seat's moves in them by
-    ``opponent_model`` (``None``: the rollout policy) and cut ones valued by ``leaf``. With
+    ``opponent_model`` (``None``: the rollout policy), the searching seat's next decision in
+    them by ``next_move`` (``None``: the rollout policy) and cut ones valued by ``leaf``. With
     ``cfg.endgame``, an :class:`EndgamePolicy` of two such searches."""
     parts = [_as_partial(base_policy), _as_partial(scores)]
-    parts += [None if f is None else _as_partial(f) for f in (rollout_policy, leaf, opponent_model)]
+    parts += [
+        None if f is None else _as_partial(f) for f in (rollout_policy, leaf, opponent_model, next_move)
+    ]
     if cfg.endgame is None:
         return Partial(_policy_fn(cfg), *parts)
     opening = Partial(_policy_fn(dataclasses.replace(cfg, endgame=None)), *parts)

@@ -12,7 +12,9 @@ matches, so early, middle and late round positions all occur). Prints, after com
   positions (the unit a rollout repeats);
 - ``rollout_plies_per_decision``: the plies simulated per decision, the rollouts (worlds x
   candidates, plus the confirmation pair) x the plies to the round's end or ``depth``
-  (the budget), averaged over the positions.
+  (the budget), averaged over the positions;
+- ``base_move_left_share``: the share of the positions at which the search plays another
+  move than its base policy (how often the gate lets a challenger through).
 """
 
 import argparse
@@ -51,18 +53,18 @@ def positions(env, count, seed=0, every=7, policy=None):
 
 
 def measure(policy, states, single=20):
-    """``(batched, single)`` seconds per decision on ``states`` (see the module doc); ``single``
-    is ``None`` when ``single`` calls are 0."""
+    """``(batched, single, actions)``: seconds per decision on ``states`` (see the module
+    doc; ``single`` is ``None`` when ``single`` calls are 0) and the batched actions."""
     n = int(jax.tree.leaves(states)[0].shape[0])
     keys = jax.random.split(jax.random.PRNGKey(1), n)
     everyone, progress = jnp.ones(n, bool), round_of(states).deck_ptr
     batched = jax.jit(lambda s, k: mover_actions(policy, s, k, everyone, n, progress))
     jax.block_until_ready(batched(states, keys))
     start = time.perf_counter()
-    jax.block_until_ready(batched(states, keys))
+    actions = jax.block_until_ready(batched(states, keys))
     batched_s = (time.perf_counter() - start) / n
     if single == 0:
-        return batched_s, None
+        return batched_s, None, actions
     one = jax.jit(policy)
     jax.block_until_ready(one(jax.tree.map(lambda x: x[0], states), keys[0]))
     times = []
@@ -71,7 +73,7 @@ def measure(policy, states, single=20):
         start = time.perf_counter()
         jax.block_until_ready(one(state, keys[i]))
         times.append(time.perf_counter() - start)
-    return batched_s, float(np.median(times))
+    return batched_s, float(np.median(times)), actions
 
 
 def main(argv=None):
@@ -90,8 +92,9 @@ def main(argv=None):
     policy = resolve_search(spec, env, **overrides)
     states = positions(env, args.games)
     deck_left = N_CARDS - np.asarray(jax.vmap(env.round_state)(states).deck_ptr, np.int64)
-    batched_s, single_s = measure(policy, states, args.single)
-    rollout_s, _ = measure(resolve_policy(cfg.rollout or args.base, env), states, 0)
+    batched_s, single_s, actions = measure(policy, states, args.single)
+    rollout_s, _, _ = measure(resolve_policy(cfg.rollout or args.base, env), states, 0)
+    _, _, base_actions = measure(resolve_policy(args.base, env), states, 0)
     print(f"spec={spec}")
     print(f"config={cfg}")
     print(f"positions={len(deck_left)}")
@@ -100,6 +103,7 @@ def main(argv=None):
     if single_s is not None:
         print(f"single_s_per_decision={single_s:.5f}")
     print(f"rollout_policy_us_per_state={rollout_s * 1e6:.1f}")
+    print(f"base_move_left_share={np.mean(np.asarray(actions) != np.asarray(base_actions)):.3f}")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from lost_cities.game.cards import DECK_DRAWS
 from lost_cities.game.engine import MOVE_HISTORY
 
 # Knobs that name a policy: resolved once per search, so the end game cannot change them.
-POLICY_KNOBS = ("rollout", "opponent_rollout", "proposer", "leaf")
+POLICY_KNOBS = ("rollout", "opponent_rollout", "next_move", "proposer", "leaf")
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,10 @@ class SearchConfig:
     - ``opponent_rollout``: the opponent's model (a policy spec): it plays the other seat
       in the rollouts and is what ``inference_pool`` asks; ``None``: ``rollout`` plays both
       seats. A search that knows whom it plays (a teacher against a fixed opponent) sets it.
+    - ``next_move``: the policy (a policy spec) that makes the searching seat's next
+      decision in every rollout, after the other seat's reply; a search there makes the
+      search a two-step one (each candidate judged as if the search, not the rollout
+      policy, played on), at that search's cost per rollout. ``None``: the rollout policy.
     - ``gate_points`` / ``gate_z``: leave the base move only for a candidate whose mean
       paired gain over it exceeds ``gate_points`` points and ``gate_z`` standard errors.
     - ``prior_points``: the proposer's (or the base's) own preference, added to each
@@ -66,6 +70,7 @@ class SearchConfig:
     leaf: str | None
     rollout: str | None
     opponent_rollout: str | None
+    next_move: str | None
     gate_points: float
     gate_z: float
     prior_points: float
@@ -82,6 +87,11 @@ class SearchConfig:
             raise ValueError(f"search needs worlds >= 1 and candidates >= 1, got {self}")
         if self.depth is not None and self.depth < 0:
             raise ValueError(f"search.depth must be null or >= 0, got {self.depth}")
+        if self.next_move is not None and self.depth is not None and self.depth < 2:
+            raise ValueError(
+                f"search.next_move={self.next_move!r} plays the rollouts' second ply: depth must be "
+                f"null or >= 2, got {self.depth}"
+            )
         if self.leaf is not None and self.depth is None:
             raise ValueError(f"search.leaf={self.leaf!r} values a rollout cut at depth: set search.depth")
         if self.confirm_worlds < 0 or self.confirm_worlds == 1:
@@ -154,6 +164,7 @@ class SearchConfig:
             f"search: {self.worlds} worlds x {self.candidates} candidates{confirm} = "
             f"{self.rollouts()} rollouts per decision by {self.rollout or 'the base policy'}"
             + (f" (the opponent's seat by {self.opponent_rollout})" if self.opponent_rollout else "")
+            + (f" (the searching seat's next move in each by {self.next_move})" if self.next_move else "")
             + f" to {depth} "
             f"(up to {self.rollout_plies(44)} simulated plies from a fresh round); gate "
             f"{self.gate_points:g} points and {self.gate_z:g} s.e."

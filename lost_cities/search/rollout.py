@@ -68,7 +68,9 @@ def match_value(env_state, round_state, player, start_value, scales):
     return utility(env_state, match_points(env_state, round_state, player, start_value), scales)
 
 
-def rollout_values(worlds, actions, policy, keys, depth, start_value, scales, leaf=None, opponent=None):
+def rollout_values(
+    worlds, actions, policy, keys, depth, start_value, scales, leaf=None, opponent=None, next_move=None
+):
     """float32[W, K]: for the seat to move, the value of candidate ``actions[k]`` in world ``w``.
 
     ``worlds`` is a batch of W env states (leading axis), ``actions`` int32[K], ``keys``
@@ -77,6 +79,10 @@ def rollout_values(worlds, actions, policy, keys, depth, start_value, scales, le
     valued by ``leaf(env_state, player) -> points`` (``None``: the board as it stands).
     ``opponent`` (a policy) plays the other seat's moves; ``None``: ``policy`` plays both.
     Under ``vmap`` both policies are computed every ply and the mover's move is kept.
+    ``next_move`` (a policy, e.g. a search: a two-step search) makes the searching seat's
+    next decision, the one after the other seat's reply; it and the reply are played before
+    the loop, so that it runs once per lane rather than every ply. ``None``: the rollout
+    policy makes it; with the same keys the values are then the same either way.
     """
     n_worlds = keys.shape[0]
     n_cands = actions.shape[0]
@@ -93,18 +99,24 @@ def rollout_values(worlds, actions, policy, keys, depth, start_value, scales, le
             return move
         return jnp.where(round_state.to_move == player, move, opponent(env_state, key))
 
+    def searched(round_state, world, key, t):
+        return next_move(with_round(world, round_state), jax.random.fold_in(key, t))
+
     def running(carry):
         t, rounds = carry
         live = jnp.any(~rounds.done)
         return live if depth is None else live & (t < depth)
 
-    def advance(carry):
+    def advance(carry, play=act):
         t, rounds = carry
-        moves = jax.vmap(act, in_axes=(0, 0, 0, None))(rounds, lane_worlds, lane_keys, t)
+        moves = jax.vmap(play, in_axes=(0, 0, 0, None))(rounds, lane_worlds, lane_keys, t)
         rounds, _, _ = jax.vmap(step)(rounds, moves)
         return t + 1, rounds
 
-    _, rounds = jax.lax.while_loop(running, advance, (jnp.int32(0), rounds))
+    carry = (jnp.int32(0), rounds)
+    if next_move is not None:  # the reply, then the searching seat's next decision
+        carry = advance(advance(carry), play=searched)
+    _, rounds = jax.lax.while_loop(running, advance, carry)
     points = jax.vmap(match_points, in_axes=(0, 0, None, None))(lane_worlds, rounds, player, start_value)
     if leaf is not None:
         cut = jax.vmap(with_round)(lane_worlds, rounds)

@@ -8,7 +8,8 @@ bots), unless the preset names a ``proposer`` (a bot's scores or a network's log
 ``.onnx`` base (an exported network, e.g. a shipped agent of web/public) runs as its JAX
 network (``agents.load_exported``), so its rollouts cost what a checkpoint's do. The
 preset's ``rollout`` (a policy spec) plays the rollouts in the base's place, its
-``opponent_rollout`` the other seat's moves in them, and its ``leaf`` (a checkpoint dir)
+``opponent_rollout`` the other seat's moves in them, its ``next_move`` the searching seat's
+next decision in them (a ``search...`` spec there: a two-step search), and its ``leaf`` (a checkpoint dir)
 values the rollouts cut at ``depth`` by that checkpoint's critic.
 """
 
@@ -95,11 +96,12 @@ def resolve_search(spec, env, directory=None, **overrides):
     preset, base = parse(spec)
     cfg = load_preset(preset, directory, **overrides)
     print(f"{spec}: {cfg.describe()}")
-    rollout, opponent = (
-        None if name is None else resolve_policy(name, env) for name in (cfg.rollout, cfg.opponent_rollout)
+    rollout, opponent, next_move = (
+        None if name is None else resolve_policy(name, env)
+        for name in (cfg.rollout, cfg.opponent_rollout, cfg.next_move)
     )
     leaf = None if cfg.leaf is None else _leaf(cfg.leaf, env)
-    return search_policy(*_base(base, env, cfg.proposer), cfg, rollout, leaf, opponent)
+    return search_policy(*_base(base, env, cfg.proposer), cfg, rollout, leaf, opponent, next_move)
 
 
 def _leaf(path, env):
