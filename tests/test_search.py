@@ -510,9 +510,10 @@ def test_match_value_counts_the_carry_the_start_and_the_utility(match_states):
     assert float(match_value(finished, finished, 0, 3.0, (0, 0, 0))) == 10.0  # a lone round
 
 
-def _replayed_values(worlds, actions, keys, policy_of):
+def _replayed_values(worlds, actions, keys, policy_of, depth=None):
     """float[W, K]: the searching seat's match points after each candidate, the round played
-    on ply by ply, ply ``t`` (after the candidate) by ``policy_of(t, seat to move)``."""
+    on ply by ply, ply ``t`` (after the candidate) by ``policy_of(t, seat to move)``, for at
+    most ``depth`` plies (``None``: to the round's end; a cut round: the board as it stands)."""
     from lost_cities.game.engine import step
     from lost_cities.search.determinize import round_of, with_round
     from lost_cities.search.rollout import match_points
@@ -524,7 +525,7 @@ def _replayed_values(worlds, actions, keys, policy_of):
         for k in range(actions.shape[0]):
             round_state, _, _ = step(round_of(world), actions[k])
             t = 0
-            while not bool(round_state.done):
+            while not bool(round_state.done) and (depth is None or t < depth):
                 move = policy_of(t, int(round_state.to_move))(
                     with_round(world, round_state), jax.random.fold_in(keys[w], t)
                 )
@@ -543,8 +544,9 @@ def _rollout_setup(match_states, index=40, n=2):
 
 def test_opponent_model_plays_the_other_seat_in_the_rollouts(match_states):
     """``opponent_rollout``: every rollout value equals a ply-by-ply replay in which the
-    searching seat moves by the rollout policy and the other seat by the opponent model,
-    and differs from the rollouts where one policy plays both seats."""
+    searching seat moves by the rollout policy and the other seat by the opponent model (to
+    the round's end, and cut after an odd number of plies, inside a pair of the rollout's
+    loop), and differs from the rollouts where one policy plays both seats."""
     from lost_cities.search import rollout_values
 
     mine, theirs = EXPERT, make("discard_only")
@@ -555,6 +557,10 @@ def test_opponent_model_plays_the_other_seat_in_the_rollouts(match_states):
     assert np.array_equal(
         np.asarray(values), _replayed_values(worlds, actions, keys, lambda t, seat: policies[seat])
     )
+    cut = rollout_values(worlds, actions, mine, keys, 3, 0.0, (0, 0, 0), opponent=theirs)
+    replayed_cut = _replayed_values(worlds, actions, keys, lambda t, seat: policies[seat], depth=3)
+    assert np.array_equal(np.asarray(cut), replayed_cut)
+    assert not np.array_equal(np.asarray(cut), np.asarray(values))
     one_policy = rollout_values(worlds, actions, mine, keys, None, 0.0, (0, 0, 0))
     assert not np.array_equal(np.asarray(values), np.asarray(one_policy))
 

@@ -78,11 +78,14 @@ def rollout_values(
     played after the candidate (``None``: to the end of the round); a lane cut there is
     valued by ``leaf(env_state, player) -> points`` (``None``: the board as it stands).
     ``opponent`` (a policy) plays the other seat's moves; ``None``: ``policy`` plays both.
-    Under ``vmap`` both policies are computed every ply and the mover's move is kept.
-    ``next_move`` (a policy, e.g. a search: a two-step search) makes the searching seat's
-    next decision, the one after the other seat's reply; it and the reply are played before
-    the loop, so that it runs once per lane rather than every ply. ``None``: the rollout
-    policy makes it; with the same keys the values are then the same either way.
+    Every lane starts with the other seat to move and the seats alternate ply by ply, so with
+    an ``opponent`` the loop plays the plies in pairs (the other seat's, then the searching
+    seat's) and computes only the policy of the seat to move; a ``depth`` cut between the two
+    plies of a pair leaves the second unplayed. ``next_move`` (a policy, e.g. a search: a two-step search)
+    makes the searching seat's next decision, the one after the other seat's reply; it and
+    the reply are played before the loop, so that it runs once per lane rather than every
+    ply. ``None``: the rollout policy makes it; with the same keys the values are then the
+    same either way.
     """
     n_worlds = keys.shape[0]
     n_cands = actions.shape[0]
@@ -92,31 +95,37 @@ def rollout_values(
     lane_actions = jnp.tile(actions, n_worlds)
     rounds, _, _ = jax.vmap(step)(round_of(lane_worlds), lane_actions)
 
-    def act(round_state, world, key, t):
-        env_state, key = with_round(world, round_state), jax.random.fold_in(key, t)
-        move = policy(env_state, key)
-        if opponent is None:
-            return move
-        return jnp.where(round_state.to_move == player, move, opponent(env_state, key))
+    def played_by(seat_policy):
+        def play(round_state, world, key, t):
+            return seat_policy(with_round(world, round_state), jax.random.fold_in(key, t))
 
-    def searched(round_state, world, key, t):
-        return next_move(with_round(world, round_state), jax.random.fold_in(key, t))
+        return play
+
+    reply, mine = played_by(policy if opponent is None else opponent), played_by(policy)
 
     def running(carry):
         t, rounds = carry
         live = jnp.any(~rounds.done)
         return live if depth is None else live & (t < depth)
 
-    def advance(carry, play=act):
+    def advance(carry, play):
         t, rounds = carry
         moves = jax.vmap(play, in_axes=(0, 0, 0, None))(rounds, lane_worlds, lane_keys, t)
-        rounds, _, _ = jax.vmap(step)(rounds, moves)
-        return t + 1, rounds
+        played, _, _ = jax.vmap(step)(rounds, moves)
+        if depth is not None:  # the second ply of a pair may lie past the cut
+            played = jax.tree.map(lambda new, old: jnp.where(t < depth, new, old), played, rounds)
+        return t + 1, played
+
+    def pair(carry):
+        return advance(advance(carry, reply), mine)
+
+    def single(carry):  # one policy plays both seats
+        return advance(carry, mine)
 
     carry = (jnp.int32(0), rounds)
     if next_move is not None:  # the reply, then the searching seat's next decision
-        carry = advance(advance(carry), play=searched)
-    _, rounds = jax.lax.while_loop(running, advance, carry)
+        carry = advance(advance(carry, reply), played_by(next_move))
+    _, rounds = jax.lax.while_loop(running, single if opponent is None else pair, carry)
     points = jax.vmap(match_points, in_axes=(0, 0, None, None))(lane_worlds, rounds, player, start_value)
     if leaf is not None:
         cut = jax.vmap(with_round)(lane_worlds, rounds)
