@@ -93,8 +93,9 @@ def main(argv=None):
     states = positions(env, args.games)
     deck_left = N_CARDS - np.asarray(jax.vmap(env.round_state)(states).deck_ptr, np.int64)
     batched_s, single_s, actions = measure(policy, states, args.single)
-    rollout_s, _, _ = measure(resolve_policy(cfg.rollout or args.base, env), states, 0)
-    _, _, base_actions = measure(resolve_policy(args.base, env), states, 0)
+    rollout_s, _, base_actions = measure(resolve_policy(cfg.rollout or args.base, env), states, 0)
+    if cfg.rollout is not None:  # the rollouts are not the base's: its moves apart
+        base_actions = measure(resolve_policy(args.base, env), states, 0)[2]
     print(f"spec={spec}")
     print(f"config={cfg}")
     print(f"positions={len(deck_left)}")

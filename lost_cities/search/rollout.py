@@ -81,11 +81,12 @@ def rollout_values(
     Every lane starts with the other seat to move and the seats alternate ply by ply, so with
     an ``opponent`` the loop plays the plies in pairs (the other seat's, then the searching
     seat's) and computes only the policy of the seat to move; a ``depth`` cut between the two
-    plies of a pair leaves the second unplayed. ``next_move`` (a policy, e.g. a search: a two-step search)
-    makes the searching seat's next decision, the one after the other seat's reply; it and
-    the reply are played before the loop, so that it runs once per lane rather than every
-    ply. ``None``: the rollout policy makes it; with the same keys the values are then the
-    same either way.
+    plies of a pair leaves the second unplayed.
+
+    ``next_move`` (a policy, e.g. a search: a two-step search) makes the searching seat's
+    next decision, the one after the other seat's reply; it and the reply are played before
+    the loop, so that it runs once per lane rather than every ply. ``None``: the rollout
+    policy makes it; with the same keys the values are then the same either way.
     """
     n_worlds = keys.shape[0]
     n_cands = actions.shape[0]
