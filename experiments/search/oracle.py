@@ -1,0 +1,83 @@
+"""The value of information to this search: the same search, told what no player may know.
+
+    python experiments/search/oracle.py REVEAL SCRIPT.py ARGS ...
+
+runs ``experiments/search/SCRIPT.py ARGS`` (``realized.py`` or ``run.py``) with the search's
+worlds drawn from more than the mover's information set:
+
+- ``REVEAL=hand``: the opponent's hand as it truly is; only the deck's order is dealt
+  afresh (and, in a match, the later rounds, as in an honest world). An upper bound on
+  what any inference of the opponent's hand (a learned belief, the exact model's
+  posterior) can add to this one-step search: no belief knows the hand better.
+- ``REVEAL=all``: the true world itself, the deck's order and the later rounds included.
+
+Why it exists (session 21): sessions 6-20 measured every lever of the honest search on
+the page's net against the net, and none reached the issue's 0.65. These two ceilings say
+how much of the gap a better belief could close at all (``hand``), and how much is the
+deck's luck that no honest search can know (``all``). This is a diagnostic; the package's
+search never reveals anything (tests/test_search.py's no-cheating tests).
+"""
+
+import json
+import runpy
+import sys
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+
+from lost_cities.game.cards import N_CARDS
+from lost_cities.game.engine import LOC_HAND
+from lost_cities.search import inference
+from lost_cities.search.determinize import determinize, rank_within, round_of, with_round
+
+
+def deck_dealt_afresh(rng, round_state):
+    """The round with only its undrawn deck cards dealt afresh over the same positions."""
+    in_deck = round_state.loc < LOC_HAND
+    rank = rank_within(jax.random.bits(rng, (N_CARDS,), jnp.uint32), in_deck)
+    deck_ptr = round_state.deck_ptr.astype(jnp.int32)
+    loc = jnp.where(in_deck, deck_ptr + rank, round_state.loc.astype(jnp.int32)).astype(jnp.int8)
+    return round_state.replace(loc=loc)
+
+
+def hand_revealed(rng, env_state):
+    """An honest world (:func:`determinize`) but for the opponent's true hand."""
+    world_key, deck_key = jax.random.split(rng)
+    world = determinize(world_key, env_state)
+    return with_round(world, deck_dealt_afresh(deck_key, round_of(env_state)))
+
+
+def true_world(rng, env_state):
+    """The true state, whatever the key."""
+    del rng
+    return env_state
+
+
+REVEALS = {"hand": hand_revealed, "all": true_world}
+
+
+def run_with_worlds(worlds, script, args, tag):
+    """Run ``experiments/search/SCRIPT ARGS`` with the search's worlds drawn by
+    ``worlds(rng, env_state)``, and put ``tag`` (what the search was told) in its row."""
+    path = Path(__file__).resolve().parent / Path(script).name
+    if not path.is_file():
+        raise SystemExit(f"{script}: no such script in {path.parent}")
+    inference.determinize = worlds  # sample_worlds looks the name up when it is traced
+    sys.argv = [str(path), *args]
+    runpy.run_path(str(path), run_name="__main__")
+    out = Path(args[1])  # both scripts: DEALS|POSITIONS OUT.json ...
+    text = out.read_text()
+    row = {**tag, **json.loads(text)}
+    out.write_text(json.dumps(row, indent=2 if text.count("\n") > 1 else None) + "\n")
+
+
+def main():
+    if len(sys.argv) < 4 or sys.argv[1] not in REVEALS:
+        raise SystemExit(f"usage: oracle.py {{{'|'.join(REVEALS)}}} SCRIPT.py ARGS ...")
+    reveal, script, *args = sys.argv[1:]
+    run_with_worlds(REVEALS[reveal], script, args, {"reveal": reveal})
+
+
+if __name__ == "__main__":
+    main()
