@@ -35,13 +35,13 @@ import numpy as np
 import optax
 import yaml
 from flax import serialization
-from oracle import run_with_worlds  # this folder's, on the path when run as a script
+from oracle import deck_dealt_afresh, run_with_worlds  # this folder's, on the path when run as a script
 
 from lost_cities import envs
 from lost_cities.bots import make
 from lost_cities.game.cards import CARD_IDS, N_CARDS, decode_action
 from lost_cities.game.engine import LOC_HAND, LOC_KNOWN
-from lost_cities.search.bench import positions
+from lost_cities.search import bench
 from lost_cities.search.determinize import (
     determinize,
     rank_within,
@@ -96,7 +96,7 @@ def targets(env_state):
 def dataset(env, policy, count, seed, moves, every=EVERY):
     """``(obs, in_hand, unseen)`` of ``count`` live positions of ``policy``-vs-itself play,
     every ``every``-th ply (consecutive plies share a hand: fewer per game, more games)."""
-    states = positions(env, count, seed=seed, every=every, policy=policy)
+    states = bench.positions(env, count, seed=seed, every=every, policy=policy)
     obs = jax.vmap(lambda s: features(env, s, moves))(states)
     in_hand, unseen = jax.vmap(targets)(states)
     return np.asarray(obs), np.asarray(in_hand, np.float32), np.asarray(unseen, np.float32)
@@ -114,12 +114,12 @@ def uniform_logits(unseen, in_hand):
     return np.broadcast_to(np.log(share) - np.log1p(-share), unseen.shape)
 
 
-def train(out, base, count=300_000, steps=2000, seed=0, moves=0):
+def train(out, base, positions=300_000, steps=2000, seed=0, moves=0):
     env = envs.make("match3")
     network = network_of(base, env)
     policy = make(base) if network is None else network.policy
     start = time.perf_counter()
-    obs, in_hand, unseen = dataset(env, policy, count, 100 + seed, moves)
+    obs, in_hand, unseen = dataset(env, policy, positions, 100 + seed, moves)
     test = dataset(env, policy, HELD_OUT, 900 + seed, moves)
     print(f"{len(obs)} training and {len(test[0])} held-out positions, {time.perf_counter() - start:.0f} s")
     model = Belief()
@@ -168,13 +168,11 @@ def believed_round(rng, state, logits):
     hand_key, deck_key = jax.random.split(rng)
     draw = logits + jax.random.gumbel(hand_key, (N_CARDS,))
     to_hand = hidden & (rank_within(-draw, hidden) < hand_size)
-    to_deck = hidden & ~to_hand
-    deck_rank = rank_within(jax.random.bits(deck_key, (N_CARDS,), jnp.uint32), to_deck)
-    loc = jnp.where(to_deck, state.deck_ptr.astype(jnp.int32) + deck_rank, state.loc.astype(jnp.int32))
-    loc = jnp.where(to_hand, LOC_HAND + opponent, loc).astype(jnp.int8)
+    in_deck = jnp.where(hidden, 0, state.loc)  # any deck position: dealt afresh below
+    loc = jnp.where(to_hand, LOC_HAND + opponent, in_deck).astype(jnp.int8)
     hand = sorted_hand((loc == LOC_HAND + opponent) | (loc == LOC_KNOWN + opponent))
     hands = jnp.where((jnp.arange(2) == opponent)[:, None], hand[None], state.hands)
-    return state.replace(loc=loc, hands=hands)
+    return deck_dealt_afresh(deck_key, state.replace(loc=loc, hands=hands))
 
 
 def believed_worlds(params, env, moves):
@@ -203,15 +201,11 @@ def main():
     command, *rest = sys.argv[1:]
     if command == "train":
         out, base, *knobs = rest
-        options = {k: yaml.safe_load(v) for k, v in (knob.split("=", 1) for knob in knobs)}
-        train(
-            out,
-            base,
-            int(options.get("positions", 300_000)),
-            int(options.get("steps", 2000)),
-            int(options.get("seed", 0)),
-            int(options.get("moves", 0)),
-        )
+        options = {k: int(yaml.safe_load(v)) for k, v in (knob.split("=", 1) for knob in knobs)}
+        unknown = set(options) - {"positions", "steps", "seed", "moves"}
+        if unknown:
+            raise SystemExit(f"belief.py train: unknown knobs {sorted(unknown)}")
+        train(out, base, **options)
     elif command == "use":
         path, script, *args = rest
         use(path, script, args)
