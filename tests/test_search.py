@@ -102,13 +102,30 @@ def test_positions_cover_known_cards_and_every_round(match_states):
 # ---- worlds ---------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def worlds(match_states):
-    """Four worlds for each of 300 positions."""
+def _random_belief(moves=8, seed=0):
+    """A belief of random weights (its last layer too, which training starts at zero): its
+    worlds deal by whatever those say, which is what the checks on the worlds' structure
+    and on the decision's invariance need."""
+    from lost_cities.search.belief import BeliefNet, LearnedBelief, features
+
+    env = envs.make("match3")
+    dim = features(env, env.init(jax.random.PRNGKey(0)), moves).shape[0]
+    params = BeliefNet((32,)).init(jax.random.PRNGKey(seed), jnp.zeros((1, dim)), jnp.zeros(1))
+    last = params["params"]["Dense_1"]
+    last["kernel"] = jax.random.normal(jax.random.PRNGKey(seed + 1), last["kernel"].shape) * 0.3
+    return LearnedBelief(params, "match3", moves, (32,), {"base": "none"})
+
+
+@pytest.fixture(scope="module", params=["uniform", "belief"])
+def worlds(match_states, request):
+    """Four worlds for each of 300 positions: uniform ones, and a (random) belief's."""
+    from lost_cities.search.belief import world_sampler
+
+    deal = determinize if request.param == "uniform" else world_sampler(_random_belief())
     index = np.linspace(0, match_states.round_idx.shape[0] - 1, 300).astype(int)
     states = _take(match_states, index)
     keys = jax.random.split(jax.random.PRNGKey(3), 4)
-    per_key = jax.jit(jax.vmap(jax.vmap(determinize, in_axes=(None, 0)), in_axes=(0, None)))(keys, states)
+    per_key = jax.jit(jax.vmap(jax.vmap(deal, in_axes=(None, 0)), in_axes=(0, None)))(keys, states)
     return states, per_key  # per_key: leading axes [key, position]
 
 
@@ -200,10 +217,12 @@ def _permute_hidden(state, rng):
 INVARIANCE_CFG = _cfg(worlds=4, candidates=4, gate_points=0.0, gate_z=0.0)
 
 
-def _decide(cfg, states, key, leaf=None):
+def _decide(cfg, states, key, leaf=None, deal=None):
     decide = jax.jit(
         jax.vmap(
-            lambda s, k: search_decision(cfg, EXPERT, BOT_SCORES["heuristic_expert"], s, k, leaf=leaf),
+            lambda s, k: search_decision(
+                cfg, EXPERT, BOT_SCORES["heuristic_expert"], s, k, leaf=leaf, deal=deal
+            ),
             in_axes=(0, None),
         )
     )
@@ -245,14 +264,17 @@ def invariance_positions(match_states):
     return states, permuted
 
 
-@pytest.mark.parametrize("variant", ["plain", "inference", "confirm", "critic_leaf"])
+@pytest.mark.parametrize("variant", ["plain", "inference", "belief", "confirm", "critic_leaf"])
 def test_search_decision_does_not_change_when_the_hidden_cards_are_permuted(
     invariance_positions, variant, full
 ):
     """Also with worlds kept by the opponent's recent moves (they rebuild its decisions from
-    public facts and the world's cards only); and (``--full``: one more compile each, kept out of the CI
-    budget) with a critic (which reads the privileged observation) valuing rollouts cut at a
-    depth: it reads the sampled world's cards only; and with the confirmation worlds."""
+    public facts and the world's cards only), and with the opponent's hand dealt by a
+    learned belief (it reads the mover's observation and the opponent's placed cards); and
+    (``--full``: one more compile each, kept out of the CI budget) with a critic (which
+    reads the privileged observation) valuing rollouts cut at a depth: it reads the sampled
+    world's cards only; and with the confirmation worlds."""
+    from lost_cities.search.belief import world_sampler
     from lost_cities.search.leaf import critic_leaf
 
     if variant in ("confirm", "critic_leaf") and not full:
@@ -266,10 +288,11 @@ def test_search_decision_does_not_change_when_the_hidden_cards_are_permuted(
     if variant == "critic_leaf":
         cfg = dataclasses.replace(cfg, depth=3, leaf="a checkpoint")
         leaf = critic_leaf(_fresh_critic_agent(envs.make("match3")))
+    deal = world_sampler(_random_belief()) if variant == "belief" else None
     states, permuted = invariance_positions
     key = jax.random.PRNGKey(11)
-    action, info = _decide(cfg, states, key, leaf)
-    action_p, info_p = _decide(cfg, permuted, key, leaf)
+    action, info = _decide(cfg, states, key, leaf, deal)
+    action_p, info_p = _decide(cfg, permuted, key, leaf, deal)
     np.testing.assert_array_equal(action_p, action)
     for name in ("values", "confirm_values") if variant == "confirm" else ("values",):
         np.testing.assert_array_equal(info_p[name], info[name])  # every rollout value, too
@@ -286,6 +309,124 @@ def test_the_invariance_check_catches_a_search_that_reads_the_true_cards(invaria
     _, info = _decide(INVARIANCE_CFG, states, key)
     _, info_p = _decide(INVARIANCE_CFG, permuted, key)
     assert (np.asarray(info_p["values"]) != np.asarray(info["values"])).any(axis=(1, 2)).mean() > 0.5
+
+
+def test_the_invariance_check_catches_a_belief_that_reads_the_true_hand(invariance_positions):
+    """A belief whose logits favour the opponent's true hand fails the same check."""
+    from lost_cities.search.belief import believed_round
+    from lost_cities.search.determinize import round_of, with_round
+
+    def leaking_deal(rng, env_state):
+        state = round_of(env_state)
+        truly_held = state.loc == LOC_HAND + 1 - state.to_move.astype(jnp.int32)
+        world_key, hand_key = jax.random.split(rng)
+        dealt = believed_round(hand_key, state, jnp.where(truly_held, 3.0, 0.0))
+        return with_round(determinize(world_key, env_state), dealt)
+
+    states, permuted = invariance_positions
+    key = jax.random.PRNGKey(11)
+    _, info = _decide(INVARIANCE_CFG, states, key, deal=leaking_deal)
+    _, info_p = _decide(INVARIANCE_CFG, permuted, key, deal=leaking_deal)
+    assert (np.asarray(info_p["values"]) != np.asarray(info["values"])).any(axis=(1, 2)).mean() > 0.5
+
+
+# ---- a learned belief over the opponent's hand ----------------------------------------------------------
+
+
+def test_conditional_bernoulli_draws_each_set_in_proportion_to_its_weight():
+    """Sets of ``size`` members with probability proportional to the product of their odds."""
+    from itertools import combinations
+
+    from lost_cities.search.belief import conditional_bernoulli
+
+    members = np.zeros(N_CARDS, bool)
+    chosen = [3, 10, 11, 40, 59]
+    members[chosen] = True
+    logits = jnp.asarray(np.random.default_rng(0).normal(0.0, 1.5, N_CARDS), jnp.float32)
+    n = 20_000
+    draws = jax.jit(jax.vmap(conditional_bernoulli, in_axes=(0, None, None, None)))(
+        jax.random.split(jax.random.PRNGKey(0), n), logits, jnp.asarray(members), jnp.int32(2)
+    )
+    draws = np.asarray(draws)
+    assert (draws.sum(axis=1) == 2).all() and not draws[:, ~members].any()
+    odds = np.exp(np.asarray(logits, np.float64)[chosen])
+    pairs = list(combinations(range(len(chosen)), 2))
+    expected = np.array([odds[a] * odds[b] for a, b in pairs])
+    expected /= expected.sum()
+    seen = np.array([np.mean(draws[:, chosen[a]] & draws[:, chosen[b]]) for a, b in pairs])
+    assert np.abs(seen - expected).max() < 5 * np.sqrt(expected.max() / n)
+
+
+def test_a_belief_deals_the_cards_it_favours_to_the_opponent(match_states):
+    """A world keeps the opponent's unknown hand size and deals it the cards the logits
+    favour; with flat logits every unseen card is as likely as in a uniform world."""
+    from lost_cities.search.belief import believed_round
+
+    state = _take(match_states, 40).round
+    mover = int(state.to_move)
+    true_loc = np.asarray(state.loc)
+    unseen = np.flatnonzero(np.asarray(unseen_cards(state, mover)))
+    slots = int((true_loc == LOC_HAND + 1 - mover).sum())
+    favoured = unseen[:slots]
+    n = 2000
+    keys = jax.random.split(jax.random.PRNGKey(6), n)
+    deal = jax.jit(jax.vmap(believed_round, in_axes=(0, None, None)))
+    sharp = deal(keys, state, jnp.zeros(N_CARDS).at[favoured].set(12.0))
+    in_hand = np.asarray(sharp.loc) == LOC_HAND + 1 - mover
+    assert (in_hand.sum(axis=1) == slots).all()
+    assert in_hand[:, favoured].mean() > 0.99
+    flat = np.asarray(deal(keys, state, jnp.zeros(N_CARDS)).loc)[:, unseen] == LOC_HAND + 1 - mover
+    expected = slots / len(unseen)
+    assert np.abs(flat.mean(axis=0) - expected).max() < 5 * np.sqrt(expected * (1 - expected) / n)
+
+
+def test_a_trained_belief_beats_the_uniform_one_and_survives_its_file(tmp_path, capsys):
+    """A small belief fitted on the expert's self-play predicts the held-out hands better than
+    the uniform belief; the file keeps it exactly, and the search reads it by the knob."""
+    from lost_cities.search import belief as belief_module
+
+    path = tmp_path / "belief.msgpack"
+    belief_module.main(
+        ["train", str(path), "--base", "heuristic_expert", "--positions", "6000", "--steps", "150"]
+        + ["--moves", "2", "--hidden", "32", "--held-out", "2000"]
+    )
+    belief = belief_module.load(path, "match3")
+    assert belief.report["held_out_loss"] < belief.report["uniform_loss"] - 0.005
+    assert belief.moves == 2 and belief.report["base"] == "heuristic_expert"
+    assert "held-out loss per unseen card" in capsys.readouterr().out
+
+    env = envs.make("match3")
+    state = env.init(jax.random.PRNGKey(2))
+    x, prior = belief_module.features(env, state, 2), belief_module.uniform_logit(state)
+    twice = belief_module.load(path)
+    logits = belief_module.BeliefNet(belief.hidden).apply(belief.params, x, prior)
+    np.testing.assert_array_equal(logits, belief_module.BeliefNet(twice.hidden).apply(twice.params, x, prior))
+
+    from lost_cities.search.spec import resolve_search
+
+    policy = resolve_search("search:heuristic_expert", env, PRESETS, worlds=2, belief=str(path))
+    assert f"dealt by the belief {path}" in capsys.readouterr().out
+    action = int(jax.jit(policy)(state, jax.random.PRNGKey(0)))
+    assert bool(env.legal_mask(state)[action])
+
+
+def test_a_belief_file_is_checked_before_the_search_starts(tmp_path):
+    from lost_cities.search import belief as belief_module
+    from lost_cities.search.spec import resolve_search
+
+    env = envs.make("match3")
+    with pytest.raises(FileNotFoundError, match="no such file.*lost_cities.search.belief train"):
+        resolve_search("search:heuristic_expert", env, PRESETS, belief=str(tmp_path / "none.msgpack"))
+    (tmp_path / "junk.msgpack").write_bytes(b"not msgpack at all")
+    with pytest.raises(ValueError, match="not a belief file"):
+        belief_module.load(tmp_path / "junk.msgpack")
+    belief_module.save(
+        tmp_path / "round.msgpack", dataclasses.replace(_random_belief(), env_name="single_round")
+    )
+    with pytest.raises(ValueError, match="reads single_round states; this search plays match3"):
+        resolve_search("search:heuristic_expert", env, PRESETS, belief=str(tmp_path / "round.msgpack"))
+    with pytest.raises(ValueError, match="search.endgame cannot set"):
+        _cfg(endgame={"deck_left": 5, "belief": "other.msgpack"})
 
 
 # ---- inference from the opponent's last move ----------------------------------------------------------

@@ -24,21 +24,9 @@ import sys
 from pathlib import Path
 
 import jax
-import jax.numpy as jnp
 
-from lost_cities.game.cards import N_CARDS
-from lost_cities.game.engine import LOC_HAND
 from lost_cities.search import inference
-from lost_cities.search.determinize import determinize, rank_within, round_of, with_round
-
-
-def deck_dealt_afresh(rng, round_state):
-    """The round with only its undrawn deck cards dealt afresh over the same positions."""
-    in_deck = round_state.loc < LOC_HAND
-    rank = rank_within(jax.random.bits(rng, (N_CARDS,), jnp.uint32), in_deck)
-    deck_ptr = round_state.deck_ptr.astype(jnp.int32)
-    loc = jnp.where(in_deck, deck_ptr + rank, round_state.loc.astype(jnp.int32)).astype(jnp.int8)
-    return round_state.replace(loc=loc)
+from lost_cities.search.determinize import deck_dealt_afresh, determinize, round_of, with_round
 
 
 def hand_revealed(rng, env_state):

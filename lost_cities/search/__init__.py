@@ -1,6 +1,7 @@
 """Determinized (PIMC) search on top of any policy: ``agent=search:<base>``.
 
 - :mod:`~lost_cities.search.determinize`: worlds sampled from the mover's information set;
+- :mod:`~lost_cities.search.belief`: a learned belief over the opponent's hand, dealing the worlds;
 - :mod:`~lost_cities.search.candidates`: the base policy's top-K moves;
 - :mod:`~lost_cities.search.rollout`: base-policy rollouts scored in match terms;
 - :mod:`~lost_cities.search.agent`: the policy (the gate against the base move);

@@ -5,7 +5,8 @@ Per decision, for the seat to move:
 1. the base policy's move ``b`` and its scores give the candidates: ``b`` and the next
    best ``candidates - 1`` legal actions (:mod:`lost_cities.search.candidates`);
 2. ``worlds`` worlds are sampled from the mover's information set
-   (:mod:`lost_cities.search.determinize`), with ``inference_pool`` > 1 preferring those
+   (:mod:`lost_cities.search.determinize`; with a ``belief``, the opponent's hand drawn by
+   it, :mod:`lost_cities.search.belief`), with ``inference_pool`` > 1 preferring those
    in which the opponent's model plays the most of the opponent's latest
    ``inference_moves`` moves (:mod:`lost_cities.search.inference`);
 3. every candidate is scored in every world by a base-policy rollout for both seats, or
@@ -76,7 +77,16 @@ def select(values, valid, cfg, unit=1.0, bonus=0.0):
 
 
 def search_decision(
-    cfg, base_policy, scores, state, rng, rollout_policy=None, leaf=None, opponent_model=None, next_move=None
+    cfg,
+    base_policy,
+    scores,
+    state,
+    rng,
+    rollout_policy=None,
+    leaf=None,
+    opponent_model=None,
+    next_move=None,
+    deal=None,
 ):
     """``(action, info)`` for the seat to move; ``info`` holds the candidates and values.
 
@@ -84,7 +94,8 @@ def search_decision(
     rollout cut at ``cfg.depth`` (``None``: the board as it stands); ``opponent_model``
     plays the other seat in the rollouts and is the model the inference asks (``None``:
     the rollout policy plays both seats and the base policy is asked); ``next_move`` makes
-    the searching seat's next decision in each rollout (``None``: the rollout policy)."""
+    the searching seat's next decision in each rollout (``None``: the rollout policy);
+    ``deal(rng, state)`` samples a world (``None``: uniform worlds)."""
     rollout_policy = base_policy if rollout_policy is None else rollout_policy
     inferred = base_policy if opponent_model is None else opponent_model
     base_key, world_key, rollout_key = jax.random.split(rng, 3)
@@ -93,7 +104,9 @@ def search_decision(
     actions, valid = top_candidates(proposal, legal_mask_of(state), base, cfg.candidates)
 
     def values_of(candidates, world_key, rollout_key, count):
-        worlds = sample_worlds(world_key, state, count, cfg.inference_pool, inferred, cfg.inference_moves)
+        worlds = sample_worlds(
+            world_key, state, count, cfg.inference_pool, inferred, cfg.inference_moves, deal
+        )
         keys = jax.random.split(rollout_key, count)
         return rollout_values(
             worlds,
@@ -128,11 +141,11 @@ def search_decision(
 
 @functools.lru_cache(maxsize=64)
 def _policy_fn(cfg):
-    def policy(base_policy, scores, rollout_policy, leaf, opponent_model, next_move, state, rng):
+    def policy(base_policy, scores, rollout_policy, leaf, opponent_model, next_move, deal, state, rng):
         if cfg.candidates == 1:
             return base_policy(state, rng).astype(jnp.int32)
         return search_decision(
-            cfg, base_policy, scores, state, rng, rollout_policy, leaf, opponent_model, next_move
+            cfg, base_policy, scores, state, rng, rollout_policy, leaf, opponent_model, next_move, deal
         )[0]
 
     policy.__name__ = f"search_{cfg.worlds}x{cfg.candidates}"
@@ -151,15 +164,17 @@ def search_policy(
     leaf=None,
     opponent_model=None,
     next_move=None,
+    deal=None,
 ):
     """``policy(env_state, rng) -> action`` searching on top of ``base_policy``; the rollouts
     are played by ``rollout_policy`` (``None``: the base), the other seat's moves in them by
     ``opponent_model`` (``None``: the rollout policy), the searching seat's next decision in
-    them by ``next_move`` (``None``: the rollout policy) and cut ones valued by ``leaf``. With
+    them by ``next_move`` (``None``: the rollout policy) and cut ones valued by ``leaf``, in
+    worlds dealt by ``deal`` (``None``: uniform; a belief's: ``belief.world_sampler``). With
     ``cfg.endgame``, an :class:`EndgamePolicy` of two such searches."""
     parts = [_as_partial(base_policy), _as_partial(scores)]
     parts += [
-        None if f is None else _as_partial(f) for f in (rollout_policy, leaf, opponent_model, next_move)
+        None if f is None else _as_partial(f) for f in (rollout_policy, leaf, opponent_model, next_move, deal)
     ]
     if cfg.endgame is None:
         return Partial(_policy_fn(cfg), *parts)

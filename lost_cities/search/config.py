@@ -12,8 +12,8 @@ from omegaconf import OmegaConf
 from lost_cities.game.cards import DECK_DRAWS
 from lost_cities.game.engine import MOVE_HISTORY
 
-# Knobs that name a policy: resolved once per search, so the end game cannot change them.
-POLICY_KNOBS = ("rollout", "opponent_rollout", "next_move", "proposer", "leaf")
+# Knobs that name a policy or a file: resolved once per search, so the end game cannot change them.
+POLICY_KNOBS = ("rollout", "opponent_rollout", "next_move", "proposer", "leaf", "belief")
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,10 @@ class SearchConfig:
       name, or a checkpoint dir or exported ``.onnx`` model (its logits); ``None``: the base
       policy's own scores. The base move stays the first candidate and what the gate
       defends, so a stronger proposer offers better challengers without changing the base.
-    - ``inference_pool``: uniform worlds drawn per world kept; of those, the ones in which
+    - ``belief``: ``None``, the worlds deal the opponent's unknown hand uniformly from the
+      cards the mover has not seen; a belief file (``python -m lost_cities.search.belief
+      train``), they deal it by that learned belief (:mod:`lost_cities.search.belief`).
+    - ``inference_pool``: worlds drawn per world kept; of those, the ones in which
       the opponent's model plays the most of its latest ``inference_moves`` moves of the
       round are kept first (1: no inference, :mod:`lost_cities.search.inference`).
     - ``inference_moves``: how many of the opponent's latest moves the inference checks
@@ -78,6 +81,7 @@ class SearchConfig:
     start_value: float
     scales: tuple
     proposer: str | None
+    belief: str | None
     inference_pool: int
     inference_moves: int
     endgame: tuple | None  # a mapping, kept as sorted (knob, value) pairs: hashable (see endgame_config)
@@ -175,6 +179,7 @@ class SearchConfig:
             )
             + f"; start value {self.start_value:g}; "
             f"scales {list(self.scales)}; proposer {self.proposer or 'the base policy'}"
+            + (f"; the opponent's hand dealt by the belief {self.belief}" if self.belief else "")
             + (
                 f"; worlds kept from {self.inference_pool}x as many by the opponent's last "
                 + ("move" if self.inference_moves == 1 else f"{self.inference_moves} moves")

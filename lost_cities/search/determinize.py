@@ -77,6 +77,16 @@ def determinize_round(rng, state):
     return state.replace(loc=loc, hands=hands)
 
 
+def deck_dealt_afresh(rng, state):
+    """The round ``State`` with only its undrawn deck cards dealt afresh over the same
+    positions (the hands as they are: a world whose opponent hand was chosen otherwise)."""
+    in_deck = state.loc < LOC_HAND
+    rank = rank_within(jax.random.bits(rng, (N_CARDS,), jnp.uint32), in_deck)
+    deck_ptr = state.deck_ptr.astype(jnp.int32)
+    loc = jnp.where(in_deck, deck_ptr + rank, state.loc.astype(jnp.int32)).astype(jnp.int8)
+    return state.replace(loc=loc)
+
+
 def _fresh_deals(rng):
     """Three uniformly dealt rounds: ``(deal_loc int8[3, 60], deal_hands int8[3, 2, 8])``."""
     deals = [reset_from_positions(shuffled_positions(key)) for key in jax.random.split(rng, N_ROUNDS)]

@@ -152,13 +152,15 @@ def explained_moves(world, opponent_model, rng, moves=1):
     return count
 
 
-def sample_worlds(rng, env_state, count, pool, opponent_model, moves=1):
-    """``count`` worlds for the seat to move: uniform ones (``pool`` 1: the worlds of ``rng``
-    exactly as without inference), or of ``count * pool`` uniform worlds the ones that
-    explain the most of the opponent's latest ``moves`` moves first."""
+def sample_worlds(rng, env_state, count, pool, opponent_model, moves=1, deal=None):
+    """``count`` worlds for the seat to move, each ``deal(rng, env_state)`` (``None``: a
+    uniform one, :func:`determinize`): with ``pool`` 1 the worlds of ``rng`` exactly as without
+    inference; else of ``count * pool`` such worlds the ones that explain the most of the
+    opponent's latest ``moves`` moves first."""
+    deal = determinize if deal is None else deal  # looked up when traced (oracle.py replaces it)
 
     def uniform(key, n):
-        return jax.vmap(determinize, in_axes=(0, None))(jax.random.split(key, n), env_state)
+        return jax.vmap(deal, in_axes=(0, None))(jax.random.split(key, n), env_state)
 
     if pool == 1:
         return uniform(rng, count)

@@ -9,8 +9,9 @@ bots), unless the preset names a ``proposer`` (a bot's scores or a network's log
 network (``agents.load_exported``), so its rollouts cost what a checkpoint's do. The
 preset's ``rollout`` (a policy spec) plays the rollouts in the base's place, its
 ``opponent_rollout`` the other seat's moves in them, its ``next_move`` the searching seat's
-next decision in them (a ``search...`` spec there: a two-step search), and its ``leaf`` (a checkpoint dir)
-values the rollouts cut at ``depth`` by that checkpoint's critic.
+next decision in them (a ``search...`` spec there: a two-step search), its ``leaf`` (a checkpoint dir)
+values the rollouts cut at ``depth`` by that checkpoint's critic, and its ``belief`` (a file of
+``python -m lost_cities.search.belief train``) deals the worlds' opponent hands.
 """
 
 from pathlib import Path
@@ -19,6 +20,8 @@ import jax
 import jax.numpy as jnp
 
 from lost_cities.search.agent import search_policy
+from lost_cities.search.belief import load as load_belief
+from lost_cities.search.belief import world_sampler
 from lost_cities.search.candidates import BOT_SCORES, expert_scores, logit_scores
 from lost_cities.search.config import load_preset
 
@@ -101,7 +104,8 @@ def resolve_search(spec, env, directory=None, **overrides):
         for name in (cfg.rollout, cfg.opponent_rollout, cfg.next_move)
     )
     leaf = None if cfg.leaf is None else _leaf(cfg.leaf, env)
-    return search_policy(*_base(base, env, cfg.proposer), cfg, rollout, leaf, opponent, next_move)
+    deal = None if cfg.belief is None else world_sampler(load_belief(cfg.belief, env.name))
+    return search_policy(*_base(base, env, cfg.proposer), cfg, rollout, leaf, opponent, next_move, deal)
 
 
 def _leaf(path, env):
