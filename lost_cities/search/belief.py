@@ -247,6 +247,11 @@ def loss_per_card(logits, in_hand, unseen):
     return losses.sum() / unseen.sum()
 
 
+def uniform_loss_per_card(prior, in_hand, unseen):
+    """:func:`loss_per_card` of the uniform worlds' belief (every unseen card at ``prior``)."""
+    return loss_per_card(np.broadcast_to(prior[:, None], unseen.shape), in_hand, unseen)
+
+
 def train(
     env,
     policy,
@@ -283,20 +288,20 @@ def train(
         updates, opt_state = optimiser.update(grads, opt_state)
         return optax.apply_updates(params, updates), opt_state, loss
 
-    held_out = jax.jit(lambda p: loss_per_card(net.apply(p, *test[:2]), *test[2:]))
+    test_loss = jax.jit(lambda p: loss_per_card(net.apply(p, *test[:2]), *test[2:]))
     rng = np.random.default_rng(seed)
     for i in range(steps):
         rows = rng.integers(0, len(x), BATCH)
         params, opt_state, loss = update(params, opt_state, tuple(a[rows] for a in data))
         if i % 1000 == 0 or i == steps - 1:
-            log(f"step {i}: train {float(loss):.4f}, held-out {float(held_out(params)):.4f} per unseen card")
+            log(f"step {i}: train {float(loss):.4f}, held-out {float(test_loss(params)):.4f} per unseen card")
     report = {
         "base": str(base),
         "positions": len(x),
         "steps": steps,
         "seed": seed,
-        "held_out_loss": float(held_out(params)),
-        "uniform_loss": float(loss_per_card(np.broadcast_to(test[1][:, None], test[2].shape), *test[2:])),
+        "held_out_loss": float(test_loss(params)),
+        "uniform_loss": float(uniform_loss_per_card(*test[1:])),
         "seconds": time.perf_counter() - start,
     }
     return LearnedBelief(jax.tree.map(np.asarray, params), env.name, moves, tuple(hidden), report)
@@ -330,7 +335,7 @@ def calibration(belief, env, policy, positions=4000, draws=32, seed=700):
         )
     count = unseen.sum(-1)
     learned = float(loss_per_card(logits, in_hand, unseen))
-    uniform = float(loss_per_card(np.broadcast_to(prior[:, None], unseen.shape), in_hand, unseen))
+    uniform = float(uniform_loss_per_card(prior, in_hand, unseen))
     summary = {
         "positions": len(x),
         "unseen": float(count.mean()),
