@@ -34,6 +34,7 @@ from lost_cities.search import (
     top_candidates,
     unseen_cards,
 )
+from lost_cities.search import belief as belief_module
 from lost_cities.search import config as search_config
 
 EXPERT = make("heuristic_expert")
@@ -383,8 +384,6 @@ def test_a_belief_deals_the_cards_it_favours_to_the_opponent(match_states):
 def test_a_trained_belief_beats_the_uniform_one_and_survives_its_file(tmp_path, capsys):
     """A small belief fitted on the expert's self-play predicts the held-out hands better than
     the uniform belief; the file keeps it exactly, and the search reads it by the knob."""
-    from lost_cities.search import belief as belief_module
-
     path = tmp_path / "belief.msgpack"
     belief_module.main(
         ["train", str(path), "--base", "heuristic_expert", "--positions", "6000", "--steps", "150"]
@@ -411,7 +410,6 @@ def test_a_trained_belief_beats_the_uniform_one_and_survives_its_file(tmp_path, 
 
 
 def test_a_belief_file_is_checked_before_the_search_starts(tmp_path):
-    from lost_cities.search import belief as belief_module
     from lost_cities.search.spec import resolve_search
 
     env = envs.make("match3")
@@ -754,6 +752,11 @@ def test_presets_load_and_check_their_knobs(tmp_path):
     assert proposed_late.endgame == wide_late.endgame
     late = dataclasses.replace(proposed, worlds=32, candidates=24, gate_points=0.5)
     assert proposed_late.endgame_config() == late
+    believed = load_preset("belief", PRESETS)  # fast at 24 worlds, the hand dealt by the page's net's belief
+    assert dataclasses.replace(believed, belief=None) == dataclasses.replace(fast, worlds=24)
+    shipped = belief_module.load(PRESETS.parents[1] / believed.belief, "match3")  # the file it names
+    assert shipped.report["base"] == proposed.proposer  # fitted on the page's net's self-play
+    assert shipped.report["held_out_loss"] < shipped.report["uniform_loss"]
     (tmp_path / "a.yaml").write_text("extends: b\nworlds: 2\n")
     (tmp_path / "b.yaml").write_text("extends: a\n")
     with pytest.raises(ValueError, match="a cycle"):
