@@ -729,6 +729,10 @@ def test_presets_load_and_check_their_knobs(tmp_path):
     assert _cfg(worlds=3).worlds == 3 and "3 worlds" in _cfg(worlds=3).describe()
     with pytest.raises(ValueError, match="unknown search knobs"):
         _cfg(world=8)
+    parsed = search_config.knob_overrides(["worlds=24", "scales=[0, 0, 10]", "belief=null"])
+    assert parsed == {"worlds": 24, "scales": [0, 0, 10], "belief": None}
+    with pytest.raises(ValueError, match="name=value"):
+        search_config.knob_overrides(["worlds"])
     with pytest.raises(ValueError, match="next_move.*depth must be null or >= 2"):
         _cfg(next_move="heuristic_expert", depth=1)
     assert "next move in each by heuristic_expert" in _cfg(next_move="heuristic_expert", depth=2).describe()

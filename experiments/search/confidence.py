@@ -13,11 +13,11 @@ from pathlib import Path
 
 import jax
 import numpy as np
-import yaml
 
 from lost_cities import envs
 from lost_cities.search.bench import measure, positions
 from lost_cities.search.candidates import logit_scores
+from lost_cities.search.config import knob_overrides
 from lost_cities.search.spec import network_of, resolve_search
 
 PRESETS = Path(__file__).resolve().parents[2] / "conf" / "search"
@@ -27,7 +27,7 @@ BANDS = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.01)
 
 def main():
     n_positions, *knobs = sys.argv[1:]
-    overrides = {k: yaml.safe_load(v) for k, v in (knob.split("=", 1) for knob in knobs)}
+    overrides = knob_overrides(knobs)
     preset, base = overrides.pop("preset", "fast"), str(overrides.pop("base", PAGE_NET))
     env = envs.make("match3")
     net = network_of(base, env)

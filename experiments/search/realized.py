@@ -34,7 +34,6 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import numpy as np
-import yaml
 
 from lost_cities import envs
 from lost_cities.bots import make
@@ -42,6 +41,7 @@ from lost_cities.evaluation.duplicate import mover_actions
 from lost_cities.game.cards import DECK_DRAWS, N_CARDS
 from lost_cities.game.engine import step
 from lost_cities.search.bench import positions
+from lost_cities.search.config import knob_overrides
 from lost_cities.search.rollout import match_points
 from lost_cities.search.spec import network_of, resolve_search
 
@@ -86,7 +86,7 @@ def _policy(spec, env):
 
 def main():
     n_positions, out, *knobs = sys.argv[1:]
-    overrides = {k: yaml.safe_load(v) for k, v in (knob.split("=", 1) for knob in knobs)}
+    overrides = knob_overrides(knobs)
     preset, base = overrides.pop("preset", "default"), str(overrides.pop("base", "heuristic_expert"))
     spec = f"search/{preset}:{base}"
     last_round = overrides.pop("round", None)

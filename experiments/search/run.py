@@ -17,10 +17,10 @@ import time
 from pathlib import Path
 
 import jax
-import yaml
 
 from lost_cities import envs
 from lost_cities.evaluation import deal_bank, duplicate_evaluate, resolve_policy
+from lost_cities.search.config import knob_overrides
 from lost_cities.search.spec import resolve_search
 
 PRESETS = Path(__file__).resolve().parents[2] / "conf" / "search"
@@ -28,7 +28,7 @@ PRESETS = Path(__file__).resolve().parents[2] / "conf" / "search"
 
 def main():
     deals, out, *knobs = sys.argv[1:]
-    overrides = {k: yaml.safe_load(v) for k, v in (knob.split("=", 1) for knob in knobs)}
+    overrides = knob_overrides(knobs)
     base = str(overrides.pop("base", "heuristic_expert"))
     opponent_spec = str(overrides.pop("opponent", base))
     spec = f"search/{overrides.pop('preset', 'default')}:{base}"

@@ -23,14 +23,13 @@ import time
 import jax
 import jax.numpy as jnp
 import numpy as np
-import yaml
 
 from lost_cities import envs
 from lost_cities.bots import make
 from lost_cities.evaluation import resolve_policy
 from lost_cities.evaluation.duplicate import mover_actions
 from lost_cities.game.cards import N_CARDS
-from lost_cities.search.config import load_preset
+from lost_cities.search.config import knob_overrides, load_preset
 from lost_cities.search.determinize import round_of
 from lost_cities.search.spec import parse, resolve_search
 
@@ -85,7 +84,7 @@ def main(argv=None):
     parser.add_argument("--single", type=int, default=20)
     parser.add_argument("knobs", nargs="*", help="knob overrides, e.g. worlds=16 depth=9")
     args = parser.parse_args(argv)
-    overrides = {k: yaml.safe_load(v) for k, v in (knob.split("=", 1) for knob in args.knobs)}
+    overrides = knob_overrides(args.knobs)
     env = envs.make(args.env)
     spec = f"search/{args.preset}:{args.base}"
     cfg = load_preset(parse(spec)[0], **overrides)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+import yaml
 from omegaconf import OmegaConf
 
 from lost_cities.game.cards import DECK_DRAWS
@@ -214,6 +215,15 @@ def _preset_values(name, directory, children=()):
     if parent in (*children, name):
         raise ValueError(f"search preset {name!r} extends {parent!r}, which extends it: a cycle")
     return {**_preset_values(parent, directory, (*children, name)), **values}
+
+
+def knob_overrides(knobs):
+    """``{name: value}`` from command-line ``name=value`` strings, each value read as YAML
+    (``worlds=24``, ``scales=[0,0,10]``, ``belief=null``)."""
+    malformed = [knob for knob in knobs if "=" not in knob]
+    if malformed:
+        raise ValueError(f"{malformed}: give search knobs as name=value, e.g. worlds=24")
+    return {name: yaml.safe_load(value) for name, value in (knob.split("=", 1) for knob in knobs)}
 
 
 def load_preset(name="default", directory=None, **overrides):
