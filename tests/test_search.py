@@ -756,8 +756,8 @@ def test_presets_load_and_check_their_knobs(tmp_path):
     assert proposed_late.endgame == wide_late.endgame
     late = dataclasses.replace(proposed, worlds=32, candidates=24, gate_points=0.5)
     assert proposed_late.endgame_config() == late
-    believed = load_preset("belief", PRESETS)  # fast at 24 worlds, the hand dealt by the page's net's belief
-    assert dataclasses.replace(believed, belief=None) == dataclasses.replace(fast, worlds=24)
+    believed = load_preset("belief", PRESETS)  # fast at 32 worlds, the hand dealt by the page's net's belief
+    assert dataclasses.replace(believed, belief=None) == dataclasses.replace(fast, worlds=32)
     shipped = belief_module.load(PRESETS.parents[1] / believed.belief, "match3")  # the file it names
     assert shipped.report["base"] == proposed.proposer  # fitted on the page's net's self-play
     assert shipped.report["held_out_loss"] < shipped.report["uniform_loss"]
