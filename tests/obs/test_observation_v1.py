@@ -6,7 +6,7 @@ from fractions import Fraction
 import jax
 import jax.numpy as jnp
 import numpy as np
-from test_rules import DECK, DISCARD, PLAY, deal, hs, num, pile, play_moves
+from hand_built import DECK, DISCARD, PLAY, deal, hs, num, pile, play_moves
 
 from lost_cities import OBS_DIM, legal_action_mask, observation, reset_from_order, step
 
