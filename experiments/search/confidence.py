@@ -13,9 +13,10 @@ from pathlib import Path
 
 import jax
 import numpy as np
+from realized import measured_positions
 
 from lost_cities import envs
-from lost_cities.search.bench import measure, positions
+from lost_cities.search.bench import measure
 from lost_cities.search.candidates import logit_scores
 from lost_cities.search.config import knob_overrides
 from lost_cities.search.spec import network_of, resolve_search
@@ -33,7 +34,7 @@ def main():
     net = network_of(base, env)
     if net is None:
         raise ValueError(f"base={base}: give a network (a checkpoint dir or .onnx), not a bot")
-    states = positions(env, int(n_positions), seed=11, every=5, policy=net.policy)
+    states = measured_positions(env, int(n_positions), net.policy)
     search = resolve_search(f"search/{preset}:{base}", env, PRESETS, **overrides)
     _, _, actions = measure(search, states, single=0)
     probs = np.asarray(jax.nn.softmax(jax.jit(jax.vmap(logit_scores(net)))(states), axis=-1))

@@ -84,6 +84,12 @@ def _policy(spec, env):
     return make(spec) if network is None else network.policy
 
 
+def measured_positions(env, count, policy):
+    """The positions these measurements share: every 5th ply of ``policy``'s self-play, seed 11
+    (confidence.py reads the same ones)."""
+    return positions(env, count, seed=11, every=5, policy=policy)
+
+
 def main():
     n_positions, out, *knobs = sys.argv[1:]
     overrides = knob_overrides(knobs)
@@ -103,10 +109,10 @@ def main():
     else:
         spec, searched = str(mover), _policy(mover, env)
     if last_round is None and deck_left is None:
-        states = positions(env, int(n_positions), seed=11, every=5, policy=base_policy)
+        states = measured_positions(env, int(n_positions), base_policy)
     else:  # draw enough positions, keep the first n of those asked for
         share = (1 / 3 if last_round else 1) * (int(deck_left) / DECK_DRAWS if deck_left else 1)
-        pool = positions(env, int(1.5 * int(n_positions) / share), seed=11, every=5, policy=base_policy)
+        pool = measured_positions(env, int(1.5 * int(n_positions) / share), base_policy)
         wanted = np.ones(pool.round_idx.shape, bool)
         if last_round:
             wanted &= np.asarray(pool.round_idx) == 2
