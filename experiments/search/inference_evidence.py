@@ -1,13 +1,17 @@
 """How much the opponent's recent moves say about its hand (lost_cities/search/inference.py,
 experiments/search/README.md, session 8).
 
-    python experiments/search/inference_evidence.py [GAMES]
+    python experiments/search/inference_evidence.py [GAMES] [base=SPEC] [belief=FILE]
 
-Positions: every 5th decision at least 17 plies into a round of GAMES expert-vs-expert
-matches (seed 13). For 1, 2, 4 and 8 of the opponent's latest moves, the share of them the
-expert (as the model) plays again in its rebuilt decisions: in 8 worlds kept from pools of
-1 (uniform), 4 and 16 times as many, and in the true state itself. The true state's share
-is below 1 only where a rewound deck draw put back the wrong card.
+Positions: every 5th decision at least 17 plies into a round of GAMES matches of the base
+(``heuristic_expert`` unless ``base=`` names a bot, a checkpoint dir or an exported .onnx,
+run as its JAX network) against itself (seed 13). For 1, 2, 4 and 8 of the opponent's
+latest moves, the share of them the base (as the model) plays again in its rebuilt
+decisions: in 8 worlds kept from pools of 1 (uniform), 4 and 16 times as many, with
+``belief=`` also in 8 worlds dealt by that learned belief (pool 1), and in the true state
+itself. The true state's share is below 1 only where a rewound deck draw put back the
+wrong card. Session 25 added the net and the belief: how much the moves still say that the
+belief does not know.
 """
 
 import sys
@@ -15,16 +19,18 @@ import sys
 import jax
 import numpy as np
 
+from lost_cities import envs
 from lost_cities.bots import make
 from lost_cities.game.match import match_reset, match_step
+from lost_cities.search.belief import load, world_sampler
+from lost_cities.search.config import knob_overrides
 from lost_cities.search.inference import explained_moves, sample_worlds
+from lost_cities.search.spec import network_of
 
-EXPERT = make("heuristic_expert")
 
-
-def positions(games):
+def positions(games, model):
     def one_ply(states, key):
-        moves = jax.vmap(EXPERT)(states, jax.random.split(key, games))
+        moves = jax.vmap(model)(states, jax.random.split(key, games))
         return jax.vmap(match_step)(states, moves)[0], states
 
     states = jax.vmap(match_reset)(jax.random.split(jax.random.PRNGKey(13), games))
@@ -35,22 +41,35 @@ def positions(games):
 
 
 def main():
-    states = positions(int(sys.argv[1]) if len(sys.argv) > 1 else 16)
+    games = int(sys.argv[1]) if len(sys.argv) > 1 else 16
+    knobs = knob_overrides(sys.argv[2:])
+    base, belief = str(knobs.pop("base", "heuristic_expert")), knobs.pop("belief", None)
+    if knobs:
+        raise ValueError(f"unknown knobs {sorted(knobs)}: give base= and belief= only")
+    env = envs.make("match3")
+    network = network_of(base, env)
+    model = make(base) if network is None else network.policy
+    deals = {f"pool {pool}": (pool, None) for pool in (1, 4, 16)}
+    if belief is not None:
+        deals["belief"] = (1, world_sampler(load(belief, env.name)))
+    states = positions(games, model)
     keys = jax.random.split(jax.random.PRNGKey(5), len(states.round_idx))
     print(f"{len(keys)} positions; share of the opponent's latest moves explained (all explained)")
     for moves in (1, 2, 4, 8):
 
         def explained(world, key, moves=moves):
-            return explained_moves(world, EXPERT, key, moves)
+            return explained_moves(world, model, key, moves)
 
-        def kept(state, key, pool, moves=moves, explained=explained):
-            worlds = sample_worlds(key, state, 8, pool, EXPERT, moves)
+        def kept(state, key, pool, deal, moves=moves, explained=explained):
+            worlds = sample_worlds(key, state, 8, pool, model, moves, deal)
             return jax.vmap(explained)(worlds, jax.random.split(jax.random.fold_in(key, 1), 8))
 
         row = []
-        for pool in (1, 4, 16):
-            counts = np.asarray(jax.jit(jax.vmap(lambda s, k, pool=pool: kept(s, k, pool)))(states, keys))
-            row.append(f"pool {pool}: {counts.mean() / moves:.2f} ({(counts == moves).mean():.3f})")
+        for name, (pool, deal) in deals.items():
+            counts = np.asarray(
+                jax.jit(jax.vmap(lambda s, k, pool=pool, deal=deal: kept(s, k, pool, deal)))(states, keys)
+            )
+            row.append(f"{name}: {counts.mean() / moves:.2f} ({(counts == moves).mean():.3f})")
         truth = np.asarray(jax.jit(jax.vmap(explained))(states, keys))
         row.append(f"true state: {truth.mean() / moves:.2f} ({(truth == moves).mean():.3f})")
         print(f"{moves} moves: " + "; ".join(row))
