@@ -45,15 +45,21 @@ def true_world(rng, env_state):
 REVEALS = {"hand": hand_revealed, "all": true_world}
 
 
-def run_with_worlds(worlds, script, args, tag):
-    """Run ``experiments/search/SCRIPT ARGS`` with the search's worlds drawn by
-    ``worlds(rng, env_state)``, and put ``tag`` (what the search was told) in its row."""
+def run_script(script, args):
+    """Run ``experiments/search/SCRIPT ARGS`` in this process (after a diagnostic has replaced
+    one of the search's functions)."""
     path = Path(__file__).resolve().parent / Path(script).name
     if not path.is_file():
         raise SystemExit(f"{script}: no such script in {path.parent}")
-    inference.determinize = worlds  # sample_worlds looks the name up when it is traced
     sys.argv = [str(path), *args]
     runpy.run_path(str(path), run_name="__main__")
+
+
+def run_with_worlds(worlds, script, args, tag):
+    """Run ``experiments/search/SCRIPT ARGS`` with the search's worlds drawn by
+    ``worlds(rng, env_state)``, and put ``tag`` (what the search was told) in its row."""
+    inference.determinize = worlds  # sample_worlds looks the name up when it is traced
+    run_script(script, args)
     out = Path(args[1])  # both scripts: DEALS|POSITIONS OUT.json ...
     text = out.read_text()
     row = {**tag, **json.loads(text)}

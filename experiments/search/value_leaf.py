@@ -20,7 +20,6 @@ tail would let fewer worlds judge as well as more. Measured, it does not (see
 experiments/search/README.md, session 25); the package's leaf remains a checkpoint's critic.
 """
 
-import runpy
 import sys
 import time
 from pathlib import Path
@@ -31,6 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 from flax import serialization
+from oracle import run_script
 from realized import rest_of_round
 
 import lost_cities.search.spec as search_spec
@@ -125,9 +125,7 @@ def main():
     elif command == "use":
         script, *rest = args
         search_spec._leaf = value_leaf  # resolve_search looks it up when it builds the search
-        path = Path(__file__).resolve().parent / Path(script).name
-        sys.argv = [str(path), *rest]
-        runpy.run_path(str(path), run_name="__main__")
+        run_script(script, rest)
     else:
         raise SystemExit(
             "usage: value_leaf.py train OUT POSITIONS STEPS [base=SPEC] | "
