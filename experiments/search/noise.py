@@ -91,7 +91,8 @@ def main():
     total = gains.reshape(n, n_hands * n_decks, -1).var(axis=1, ddof=1)
     print(
         f"{n} positions x {int(valid.sum())} valid challengers, {n_hands} hands x {n_decks} deck orders "
-        f"({preset}{'' if cfg.belief is None else ', belief'}), {time.perf_counter() - start:.0f} s"
+        f"(preset {preset}, {'uniform' if cfg.belief is None else 'belief'} worlds), "
+        f"{time.perf_counter() - start:.0f} s"
     )
     print("variance of a challenger's paired gain over one world, in points^2 (mean over positions):")
     for name, part in (
