@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Web client CI: unit tests (TypeScript engine and af1 action features vs the Python parity
-# fixtures, agent index, record, hints), the static build, and the end-to-end matches (1280x720,
-# 390x844, and one against a test-only af1 model) in
+# Web client CI: unit tests (TypeScript engine, af1 action features and the search's belief vs
+# the Python parity fixtures, the search, agent index, record, hints), the static build, and the
+# end-to-end matches (1280x720, 390x844, one against a test-only af1 model, one against the
+# shipped search agent) in
 # headless Chromium checked by `python -m lost_cities.replay`. Writes only git-ignored paths
 # (node_modules/, dist/, test-results/): a run leaves `git status` as it found it.
 # Needs node >= 20 and the lost_cities package installed (pip install -e .).

@@ -50,17 +50,19 @@ ENVS = {"match3": (6, 240), "single_round": (4, 60)}
 EXPERT_SHARE = 0.7  # a move is heuristic_expert's with this probability, else random's
 
 
+def mixed_move(state, key):
+    """``heuristic_expert``'s move with probability :data:`EXPERT_SHARE`, else the random bot's."""
+    coin, key = jax.random.split(key)
+    expert, random_bot = bots.make("heuristic_expert"), bots.make("random")
+    return jnp.where(jax.random.bernoulli(coin, EXPERT_SHARE), expert(state, key), random_bot(state, key))
+
+
 def play(env, games, seed):
     """``(obs, mask)`` of the player to move at every live ply of ``games`` games."""
-    expert, random_bot = bots.make("heuristic_expert"), bots.make("random")
 
     def ply(state, key):
         record = (env.observe(state, env.to_move(state)), env.legal_mask(state), env.done(state))
-        coin, key = jax.random.split(key)
-        action = jnp.where(
-            jax.random.bernoulli(coin, EXPERT_SHARE), expert(state, key), random_bot(state, key)
-        )
-        return env.step(state, action)[0], record
+        return env.step(state, mixed_move(state, key))[0], record
 
     def game(key):
         init_key, play_key = jax.random.split(key)

@@ -72,10 +72,17 @@ def choose_action(rng, mask, stall):
     return int(rng.choice(legal))
 
 
-def play_match(rng, stall, extra_after_end=2):
-    """One match, recorded column-wise: entry ``i`` of every column is ply ``i``."""
+def random_deal(rng):
+    """``(deck_orders int32[3, 60], coins int32[3])``: a match's deals drawn by ``rng``, as
+    :func:`lost_cities.game.match.match_reset_from` (and the web client's ``matchResetFrom``) take them."""
     deck_orders = np.stack([rng.permutation(N_CARDS) for _ in range(N_ROUNDS)]).astype(np.int32)
     coins = rng.integers(0, 2, N_ROUNDS).astype(np.int32)
+    return deck_orders, coins
+
+
+def play_match(rng, stall, extra_after_end=2):
+    """One match, recorded column-wise: entry ``i`` of every column is ply ``i``."""
+    deck_orders, coins = random_deal(rng)
     ms = match_reset_from(deck_orders, coins)
     columns = {name: [] for name in ("masks", "actions", "rewards", "done", "carry", "board")}
     columns.update({name: [] for name in ("round_idx", "to_move", "round_plies")})

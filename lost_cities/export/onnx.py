@@ -62,7 +62,7 @@ ACTION_ENCODING = (
 SQRT_2_OVER_PI = np.sqrt(2 / np.pi).astype(np.float32)  # as jax.nn.gelu(approximate=True) computes it
 
 
-class _Graph:
+class Graph:
     """Nodes and initializers collected while the network is written out."""
 
     def __init__(self):
@@ -120,7 +120,8 @@ def _gelu(graph, x, name):
 ACTIVATIONS = {"relu": _relu, "tanh": _tanh, "gelu": _gelu}
 
 
-def _dense(graph, x, layer, name):
+def dense(graph, x, layer, name):
+    """A flax ``Dense`` (``layer``: its ``kernel`` and ``bias``) on a rank-2 input: one Gemm."""
     kernel = graph.constant(f"{name}_kernel", layer["kernel"])
     bias = graph.constant(f"{name}_bias", layer["bias"])
     return graph.node("Gemm", [x, kernel, bias], name)
@@ -160,7 +161,8 @@ def read_policy_params(path, template):
     return jax.tree_util.tree_map_with_path(read, template)
 
 
-def _shape(graph, name, dims):
+def shape_constant(graph, name, dims):
+    """An int64 initializer: a shape or axes input (Reshape, Unsqueeze)."""
     graph.initializers.append(numpy_helper.from_array(np.asarray(dims, np.int64), name))
     return name
 
@@ -186,23 +188,23 @@ def _trunk(graph, weights, hidden, activation):
     """The observation MLP (``network.MLP``) on ``obs``: the name of its output."""
     x = "obs"
     for i in range(len(hidden)):
-        pre = _dense(graph, x, weights[f"Dense_{i}"], layer_name(("trunk", f"Dense_{i}")))
+        pre = dense(graph, x, weights[f"Dense_{i}"], layer_name(("trunk", f"Dense_{i}")))
         x = ACTIVATIONS[activation](graph, pre, f"trunk{i}")
     return x
 
 
 def _mlp_logits(graph, weights, network_cfg):
     trunk = _trunk(graph, weights["trunk"], network_cfg["hidden"], network_cfg["activation"])
-    return _dense(graph, trunk, weights["head"], "head")
+    return dense(graph, trunk, weights["head"], "head")
 
 
 def _action_logits(graph, weights, network_cfg):
     """:class:`ActionNet`'s ``_policy``: placement scores plus context-weighted draw terms."""
     act = ACTIVATIONS[network_cfg["activation"]]
     context = _trunk(graph, weights["trunk"], network_cfg["hidden"], network_cfg["activation"])
-    axis1 = _shape(graph, "axis1", [1])
+    axis1 = shape_constant(graph, "axis1", [1])
     context_in = graph.node(
-        "Unsqueeze", [_dense(graph, context, weights["context_in"], "context_in"), axis1], "context_in_1"
+        "Unsqueeze", [dense(graph, context, weights["context_in"], "context_in"), axis1], "context_in_1"
     )  # [N, 1, H]
     placement_in = _dense_nd(graph, "placement", weights["placement_in"], "placement_in")  # [N, 16, H]
     h = act(graph, graph.node("Add", [placement_in, context_in], "placement0_pre"), "placement0")
@@ -211,13 +213,14 @@ def _action_logits(graph, weights, network_cfg):
         pre = _dense_nd(graph, h, weights[module], layer_name((module,)))
         h = act(graph, pre, f"placement{i + 1}")
     score = _dense_nd(graph, h, weights["placement_score"], "placement_score")  # [N, 16, 1]
-    draw_weights = _dense(graph, context, weights["draw_weights"], "draw_weights")  # [N, 10]
-    column = graph.node("Unsqueeze", [draw_weights, _shape(graph, "axis2", [2])], "draw_weights_column")
+    draw_weights = dense(graph, context, weights["draw_weights"], "draw_weights")  # [N, 10]
+    axis2 = shape_constant(graph, "axis2", [2])
+    column = graph.node("Unsqueeze", [draw_weights, axis2], "draw_weights_column")
     draw_term = graph.node("MatMul", ["draw", column], "draw_term_flat")  # [N, 96, 1]
-    by_placement = _shape(graph, "by_placement", [0, N_PLACEMENTS, N_DRAW_SOURCES])
+    by_placement = shape_constant(graph, "by_placement", [0, N_PLACEMENTS, N_DRAW_SOURCES])
     draw_term = graph.node("Reshape", [draw_term, by_placement], "draw_term")  # [N, 16, 6]
     logits = graph.node("Add", [score, draw_term], "raw_by_placement")
-    return graph.node("Reshape", [logits, _shape(graph, "flat_actions", [0, N_ACTIONS])], "raw")
+    return graph.node("Reshape", [logits, shape_constant(graph, "flat_actions", [0, N_ACTIONS])], "raw")
 
 
 LOGITS = {MLP_TARGET: _mlp_logits, ACTION_TARGET: _action_logits}
@@ -232,7 +235,7 @@ def policy_graph(params, network_cfg, obs_dim):
         raise ValueError(
             f"network.activation={activation!r} has no ONNX export; supported: {sorted(ACTIVATIONS)}"
         )
-    graph = _Graph()
+    graph = Graph()
     raw = LOGITS[network_cfg.get("_target_", MLP_TARGET)](graph, params["params"], network_cfg)
     legal = graph.node("Greater", ["mask", graph.constant("half", 0.5)], "legal")
     illegal = graph.constant("illegal_logit", np.full((1, N_ACTIONS), ILLEGAL_LOGIT))

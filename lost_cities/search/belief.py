@@ -11,6 +11,7 @@ uniform worlds; a belief trained here on 1.2M positions, about +1
 
     python -m lost_cities.search.belief train BELIEF.msgpack --base SPEC [--moves 8] ...
     python -m lost_cities.search.belief check BELIEF.msgpack --base SPEC
+    python -m lost_cities.search.belief export BELIEF.msgpack OUT.onnx
 
 What the belief reads, all of it the mover's (:func:`features`)::
 
@@ -219,6 +220,84 @@ def load(path, env_name=None):
     )
 
 
+ONNX_FORMAT = "lost-cities-belief"  # the exported model's manifest (:func:`export_onnx`)
+ONNX_VERSION = 1
+ONNX_ENV = "match3"  # the page plays the match
+
+
+def export_onnx(belief, out, source):
+    """Write ``belief`` as an ONNX model ``out`` (.onnx) and its manifest (the same stem,
+    .json); returns both paths. It exists for the web client's search mode, which deals its
+    worlds' opponent hands from the belief in onnxruntime-web: inputs ``features``
+    float32[N, F] (:func:`features`) and ``prior`` float32[N] (:func:`uniform_logit`),
+    output ``logits`` float32[N, 60], what :class:`BeliefNet` computes (Gemm and Relu
+    nodes, then the prior added to every card). ``source`` names the belief's file in the
+    manifest."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    from lost_cities import envs
+    from lost_cities.export.onnx import ACTIVATIONS, IR_VERSION, OPSET, Graph, dense, shape_constant
+
+    if belief.env_name != ONNX_ENV:
+        raise ValueError(
+            f"{source}: the belief reads {belief.env_name} states; the web client plays {ONNX_ENV} "
+            "(train one with --env match3)"
+        )
+    out = Path(out)
+    if out.suffix != ".onnx":
+        raise ValueError(f"out={out} must end in .onnx (the manifest is written beside it as .json)")
+    env = envs.make(belief.env_name)
+    features_dim = env.obs_dim + 2 * N_CARDS * belief.moves
+    weights = belief.params["params"]
+    if weights["Dense_0"]["kernel"].shape[0] != features_dim:
+        raise ValueError(
+            f"{source}: its first layer reads {weights['Dense_0']['kernel'].shape[0]} features, "
+            f"{belief.env_name} with {belief.moves} moves gives {features_dim}"
+        )
+    graph = Graph()
+    x = "features"
+    for i in range(len(belief.hidden)):
+        x = ACTIVATIONS["relu"](graph, dense(graph, x, weights[f"Dense_{i}"], f"Dense_{i}"), f"relu_{i}")
+    correction = dense(graph, x, weights[f"Dense_{len(belief.hidden)}"], "correction")
+    column = graph.node("Unsqueeze", ["prior", shape_constant(graph, "axis1", [1])], "prior_column")
+    graph.node("Add", [column, correction], "logits")
+    model = helper.make_model(
+        helper.make_graph(
+            graph.nodes,
+            "lost_cities_belief",
+            inputs=[
+                helper.make_tensor_value_info("features", TensorProto.FLOAT, ["N", features_dim]),
+                helper.make_tensor_value_info("prior", TensorProto.FLOAT, ["N"]),
+            ],
+            outputs=[helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["N", N_CARDS])],
+            initializer=graph.initializers,
+        ),
+        opset_imports=[helper.make_opsetid("", OPSET)],
+        producer_name="lost_cities.search.belief",
+    )
+    model.ir_version = IR_VERSION
+    onnx.checker.check_model(model, full_check=True)
+    info = {
+        "format": ONNX_FORMAT,
+        "version": ONNX_VERSION,
+        "env": belief.env_name,
+        "obs_version": env.obs_version,
+        "moves": belief.moves,
+        "features_dim": features_dim,
+        "hidden": list(belief.hidden),
+        "inputs": {"features": ["N", features_dim], "prior": ["N"]},
+        "outputs": {"logits": ["N", N_CARDS]},
+        "report": belief.report,
+        "source": str(source),
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(model, out)
+    manifest = out.with_suffix(".json")
+    manifest.write_text(json.dumps(info, indent=2, ensure_ascii=False) + "\n")
+    return out, manifest
+
+
 # ---- training ---------------------------------------------------------------------------------------
 
 
@@ -370,12 +449,22 @@ def main(argv=None):
     check = commands.add_parser("check", help="a belief's calibration on fresh self-play positions")
     check.add_argument("belief", type=Path)
     check.add_argument("--positions", type=int, default=4000)
+    to_onnx = commands.add_parser("export", help="a belief as ONNX + manifest, for the web client")
+    to_onnx.add_argument("belief", type=Path)
+    to_onnx.add_argument("out", type=Path, help="the model to write (.onnx; its manifest beside it, .json)")
     for command in (fit, check):
         command.add_argument(
             "--base", required=True, help="the self-play policy: a bot, checkpoint dir or .onnx"
         )
         command.add_argument("--env", default="match3", choices=["single_round", "match3"])
     args = parser.parse_args(argv)
+    if args.command == "export":
+        try:
+            paths = export_onnx(load(args.belief), args.out, args.belief)
+        except (FileNotFoundError, ValueError) as error:
+            parser.error(str(error))
+        print(f"wrote {paths[0]} ({paths[0].stat().st_size} bytes) and {paths[1]}")
+        return
 
     env = envs.make(args.env)
     network = network_of(args.base, env)

@@ -10,15 +10,51 @@
  * (`python -m lost_cities.export` writes it): `name`, and `strength` or else `gates`.
  */
 import { type Manifest, inputsFor } from './policyContract';
+import { BELIEF_PRESET, type SearchKnobs } from './search';
 
 export const INDEX_FORMAT = 'lost-cities-agents';
 export const INDEX_VERSION = 1;
 export const INDEX_FILE = 'agents.json';
 
+/** An entry's `search`: the agent moves by the search on top of its net (search.ts), with the
+ * preset `belief`'s knobs unless `worlds` / `candidates` say otherwise, its worlds dealt by the belief
+ * model `belief` (its manifest: the same name with .json) or uniformly without one; `strength` is the
+ * search's own measurement (the net's manifest measures the net alone, so it is not shown for it). */
+export interface SearchEntry {
+  beliefUrl: string | null;
+  beliefManifestUrl: string | null;
+  knobs: SearchKnobs;
+  strength: unknown;
+}
+
 export interface AgentEntry {
   id: string;
   modelUrl: string;
   manifestUrl: string;
+  search?: SearchEntry;
+}
+
+function parseSearch(raw: unknown, at: string, indexUrl: string): SearchEntry {
+  const search = raw as { belief?: unknown; worlds?: unknown; candidates?: unknown; strength?: unknown };
+  if (!search || typeof search !== 'object') throw new Error(`${at}: "search" must be an object`);
+  const knobs = { ...BELIEF_PRESET };
+  for (const key of ['worlds', 'candidates'] as const) {
+    if (search[key] === undefined) continue;
+    const value = search[key];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 256) {
+      throw new Error(`${at}: "search.${key}" must be a whole number from 1 to 256 (got ${JSON.stringify(value)})`);
+    }
+    knobs[key] = value;
+  }
+  let beliefUrl: string | null = null;
+  if (search.belief !== undefined) {
+    if (typeof search.belief !== 'string' || !search.belief.endsWith('.onnx')) {
+      throw new Error(`${at}: "search.belief" must name a belief model (.onnx), got ${JSON.stringify(search.belief)}`);
+    }
+    beliefUrl = new URL(search.belief, indexUrl).href;
+  }
+  const beliefManifestUrl = beliefUrl === null ? null : beliefUrl.replace(/\.onnx$/, '.json');
+  return { beliefUrl, beliefManifestUrl, knobs, strength: search.strength ?? null };
 }
 
 export interface AgentIndex {
@@ -60,7 +96,7 @@ export function parseAgentIndex(json: unknown, indexUrl: string): AgentIndex {
   if (!Array.isArray(index.agents) || index.agents.length === 0) throw new Error(`${where} lists no agents`);
   const seen = new Set<string>();
   const entries = index.agents.map((raw: unknown, i: number): AgentEntry => {
-    const entry = raw as { id?: unknown; model?: unknown; manifest?: unknown };
+    const entry = raw as { id?: unknown; model?: unknown; manifest?: unknown; search?: unknown };
     const at = `${where}, agent ${i + 1}`;
     if (typeof entry?.id !== 'string' || !ID_PATTERN.test(entry.id)) {
       throw new Error(`${at}: "id" must be a short name of letters, digits, '.', '_' or '-' (got ${JSON.stringify(entry?.id)})`);
@@ -70,11 +106,13 @@ export function parseAgentIndex(json: unknown, indexUrl: string): AgentIndex {
     for (const key of ['model', 'manifest'] as const) {
       if (typeof entry[key] !== 'string' || entry[key] === '') throw new Error(`${at} ("${entry.id}"): "${key}" must be a file name`);
     }
-    return {
+    const parsed: AgentEntry = {
       id: entry.id,
       modelUrl: new URL(entry.model as string, indexUrl).href,
       manifestUrl: new URL(entry.manifest as string, indexUrl).href,
     };
+    if (entry.search !== undefined) parsed.search = parseSearch(entry.search, `${at} ("${entry.id}")`, indexUrl);
+    return parsed;
   });
   const defaultId = index.default === undefined ? entries[0].id : index.default;
   if (typeof defaultId !== 'string' || !seen.has(defaultId)) {
@@ -140,7 +178,10 @@ export function describeAgent(entry: AgentEntry, manifest: Manifest | null, load
     problem = error instanceof Error ? error.message : String(error);
   }
   const name = typeof manifest.name === 'string' && manifest.name.trim() ? manifest.name : entry.id;
-  return { ...entry, name, manifest, strength: strengthOf(manifest), problem };
+  if (!entry.search) return { ...entry, name, manifest, strength: strengthOf(manifest), problem };
+  const { worlds, candidates } = entry.search.knobs;
+  const how = `search, ${worlds} worlds × ${candidates} moves${entry.search.beliefUrl ? ', learned belief' : ''}`;
+  return { ...entry, name: `${name} + ${how}`, manifest, strength: asStrength(entry.search.strength), problem };
 }
 
 /** Fetch the index and every manifest (small JSON files); the models are loaded only when chosen. */

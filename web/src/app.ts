@@ -265,7 +265,8 @@ export class App {
       const policy = this.policy;
       const decision = await policy.decide(position);
       this.latencies.push(decision.latencyMs);
-      await new Promise((resolve) => setTimeout(resolve, this.settings.agentDelayMs));
+      // the pause before the move is shown counts the agent's thinking (a search's move takes about 0.5 s)
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, this.settings.agentDelayMs - decision.latencyMs)));
       this.thinking = false;
       if (this.ms !== position || this.policy !== policy) {
         // A new match was started while the agent was thinking: its move belongs to the old one.
@@ -335,7 +336,7 @@ export class App {
     if (!policy || !this.hintsOn || !this.humansTurn || this.hint?.ms === ms || this.hintPending === ms) return;
     this.hintPending = ms;
     policy
-      .decide(ms)
+      .hint(ms)
       .then((decision) => {
         if (this.hintPending === ms) this.hintPending = null;
         if (this.ms !== ms || this.policy !== policy) return;

@@ -19,13 +19,18 @@ export function cryptoRandom(): number {
   return crypto.getRandomValues(new Uint32Array(1))[0] / 4294967296;
 }
 
-export function shuffledDeck(random: Random): number[] {
-  const deck = Array.from({ length: N_CARDS }, (_, i) => i);
-  for (let i = deck.length - 1; i > 0; i--) {
+/** A uniformly shuffled copy of `items` (Fisher-Yates). */
+export function shuffled<T>(items: readonly T[], random: Random): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
-    [deck[i], deck[j]] = [deck[j], deck[i]];
+    [out[i], out[j]] = [out[j], out[i]];
   }
-  return deck;
+  return out;
+}
+
+export function shuffledDeck(random: Random): number[] {
+  return shuffled(Array.from({ length: N_CARDS }, (_, i) => i), random);
 }
 
 export interface Deal {

@@ -26,6 +26,9 @@ export const LOC_PILE = 70;
 
 export type PerSeat<T> = [T, T];
 
+export const MOVE_HISTORY = 16; // the round's latest moves a state keeps (8 of each seat), as engine.py's State
+export const NO_MOVE = -1;
+
 export interface RoundState {
   deckOrder: number[]; // the 60 card ids in deck order
   loc: number[]; // card id -> deck position (0..59) or one of the LOC_* codes
@@ -37,6 +40,8 @@ export interface RoundState {
   expCount: PerSeat<number[]>;
   deckPtr: number; // deck position of the next card to draw (16..60)
   plies: number; // placements made this round
+  recentActions: number[]; // the round's latest MOVE_HISTORY actions, newest first (-1: none yet)
+  recentCards: number[]; // the cards those moves placed (the belief reads the opponent's: belief.ts)
   toMove: number;
   done: boolean;
 }
@@ -74,6 +79,8 @@ export function resetFromOrder(deckOrder: readonly number[], firstPlayer = 0): R
     expCount: zeros(),
     deckPtr: DEALT,
     plies: 0,
+    recentActions: new Array(MOVE_HISTORY).fill(NO_MOVE),
+    recentCards: new Array(MOVE_HISTORY).fill(NO_MOVE),
     toMove: firstPlayer,
     done: false,
   };
@@ -153,6 +160,8 @@ export function step(state: RoundState, action: number): StepResult<RoundState> 
   hand.push(drawn);
   hand.sort((a, b) => a - b);
   next.plies += 1;
+  next.recentActions = [action, ...state.recentActions.slice(0, MOVE_HISTORY - 1)];
+  next.recentCards = [card, ...state.recentCards.slice(0, MOVE_HISTORY - 1)];
   next.toMove = 1 - player;
   const ended = next.deckPtr >= N_CARDS || next.plies >= MAX_STEPS;
   next.done = ended;

@@ -89,7 +89,7 @@ function hintPanel(app: App): string {
   if (!hint) return `<div class="hint-row">${toggle}<span class="muted" data-testid="hints-pending">Computing hints…</span></div>`;
   const top = topActions(hint.decision.probs, hint.decision.mask, 3);
   const rows = top.map(({ action, prob }) => `<li><b>${hintPercent(prob)}</b> ${describeAction(app.ms.round, action, true)}</li>`);
-  return `<div class="hint-row">${toggle}<div class="hints" data-testid="hints"><span class="hints-title">${escapeHtml(app.policy.agent.name)} in your seat would:</span><ol>${rows.join('')}</ol></div></div>`;
+  return `<div class="hint-row">${toggle}<div class="hints" data-testid="hints"><span class="hints-title">${escapeHtml(app.policy.agent.search ? 'Its net, without the search,' : app.policy.agent.name)} in your seat would:</span><ol>${rows.join('')}</ol></div></div>`;
 }
 
 function errorBox(app: App): string {
@@ -219,6 +219,15 @@ function probabilities(app: App): string {
   const move = app.lastAgentMove;
   if (!app.showProbs) return '';
   if (!move) return '<p class="muted">No agent move yet this round.</p>';
+  const search = move.decision.search;
+  if (search) {
+    // the search's candidates: the net's probability of each, and its mean gain over the net's move in the worlds
+    const rows = search.candidates.map((action, k) => {
+      const gain = k === 0 ? "the net's move" : `${search.gains[k] >= 0 ? '+' : '−'}${Math.abs(search.gains[k]).toFixed(1)} points`;
+      return `<tr class="${k === search.chosen ? 'chosen' : ''}"><td>${describeAction(move.round, action)}</td><td>${(move.decision.probs[action] * 100).toFixed(1)}%</td><td>${gain}</td></tr>`;
+    });
+    return `<table class="probs" data-testid="probs"><tr><th>candidate</th><th>net</th><th>search</th></tr>${rows.join('')}</table>`;
+  }
   const top = topActions(move.decision.probs, move.decision.mask, 6);
   const rows = top.map(
     ({ action, prob }) =>
@@ -238,7 +247,7 @@ function sidePanel(app: App): string {
   }
   return `<aside class="side">
     <section><h3>Agent's last move</h3><p data-testid="agent-last-move">${app.lastAgentMove?.text ?? 'No agent move yet this round.'}</p>
-      <label class="toggle"><input type="checkbox" data-do="toggle-probs" data-testid="toggle-probs" ${app.showProbs ? 'checked' : ''}> show the agent's move probabilities</label>
+      <label class="toggle"><input type="checkbox" data-do="toggle-probs" data-testid="toggle-probs" ${app.showProbs ? 'checked' : ''}> ${policy?.agent.search ? "show the search's candidates" : "show the agent's move probabilities"}</label>
       ${probabilities(app)}</section>
     <section><h3>Match</h3>${roundTable(app, app.summaries, true)}</section>
     <section><h3>Opponent</h3><p class="model">${model}</p></section>

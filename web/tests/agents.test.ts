@@ -12,13 +12,16 @@ const index = (agents: unknown[], extra = {}) => ({ format: 'lost-cities-agents'
 describe('agent index', () => {
   it('reads the shipped index: every entry resolved beside it, the named default among them', () => {
     const parsed = parseAgentIndex(shipped, BASE);
-    expect(parsed.entries).toEqual(
-      shipped.agents.map((a: { id: string; model: string; manifest: string }) => ({
+    type Shipped = { id: string; model: string; manifest: string; search?: { belief: string } };
+    expect(parsed.entries.map(({ id, modelUrl, manifestUrl, search }) => ({ id, modelUrl, manifestUrl, belief: search?.beliefUrl }))).toEqual(
+      shipped.agents.map((a: Shipped) => ({
         id: a.id,
         modelUrl: `https://example.org/some/path/${a.model}`,
         manifestUrl: `https://example.org/some/path/${a.manifest}`,
+        belief: a.search && `https://example.org/some/path/${a.search.belief}`,
       })),
     );
+    expect(parsed.entries.filter((e) => e.search).length).toBeGreaterThan(0); // the page offers its search
     expect(parsed.entries.map((e) => e.modelUrl)).toContain('https://example.org/some/path/policy.onnx');
     expect(parsed.defaultId).toBe(shipped.default ?? parsed.entries[0].id);
   });
@@ -85,5 +88,42 @@ describe('agent strength', () => {
     const entry = { id: 'a', modelUrl: 'x', manifestUrl: 'y' };
     expect(describeAgent(entry, { ...manifest, features: 'af1' }, null).problem).toBeNull();
     expect(describeAgent(entry, { ...manifest, features: 'af7' }, null).problem).toMatch(/input features "af7"/);
+  });
+});
+
+describe('a search agent', () => {
+  const manifest = { obs_version: 'v2', obs_dim: OBS_V2_DIM, n_actions: N_ACTIONS, name: 'Net', strength: { opponent: 'heuristic_expert', games: 10, win_rate: 0.5 } };
+  const a = { id: 'a', model: 'a.onnx', manifest: 'a.json' };
+
+  it("reads the entry's search: the preset belief's knobs unless given, the belief model and its manifest beside the index", () => {
+    const [plain, searched, wide] = parseAgentIndex(
+      index([a, { ...a, id: 's', search: { belief: 'models/b.onnx' } }, { ...a, id: 'w', search: { worlds: 64, candidates: 6 } }]),
+      BASE,
+    ).entries;
+    expect(plain.search).toBeUndefined();
+    expect(searched.search).toEqual({
+      beliefUrl: 'https://example.org/some/path/models/b.onnx',
+      beliefManifestUrl: 'https://example.org/some/path/models/b.json',
+      knobs: { worlds: 32, candidates: 4, gatePoints: 1, gateZ: 1 },
+      strength: null,
+    });
+    expect(wide.search).toMatchObject({ beliefUrl: null, knobs: { worlds: 64, candidates: 6 } });
+  });
+
+  it('refuses a malformed search entry with a message naming the problem', () => {
+    expect(() => parseAgentIndex(index([{ ...a, search: 'yes' }]), BASE)).toThrow(/"search" must be an object/);
+    expect(() => parseAgentIndex(index([{ ...a, search: { worlds: 0 } }]), BASE)).toThrow(/"search.worlds"/);
+    expect(() => parseAgentIndex(index([{ ...a, search: { candidates: 2.5 } }]), BASE)).toThrow(/"search.candidates"/);
+    expect(() => parseAgentIndex(index([{ ...a, search: { belief: 'b.msgpack' } }]), BASE)).toThrow(/"search.belief"/);
+  });
+
+  it("is named for its search and shows the search's strength, never the net's", () => {
+    const [entry] = parseAgentIndex(index([{ ...a, search: { belief: 'b.onnx' } }]), BASE).entries;
+    const agent = describeAgent(entry, manifest, null);
+    expect(agent.name).toBe('Net + search, 32 worlds × 4 moves, learned belief');
+    expect(agent.strength).toBeNull();
+    const strength = { opponent: 'heuristic_expert', games: 2000, win_rate: 0.756, win_rate_lower: 0.737, win_rate_upper: 0.775, margin_mean: 38.3 };
+    const [measured] = parseAgentIndex(index([{ ...a, search: { belief: 'b.onnx', strength } }]), BASE).entries;
+    expect(describeAgent(measured, manifest, null).strength).toEqual(strength);
   });
 });

@@ -1,0 +1,121 @@
+/**
+ * The determinized search on top of the page's net, a port of lost_cities/search/agent.py
+ * with the preset `belief`'s knobs (conf/search/belief.yaml): the strongest player the
+ * Python package has measured (experiments/search/README.md).
+ *
+ * Per decision, for the seat to move:
+ * 1. the net's move b and its logits give the candidates: b and the next best
+ *    `candidates - 1` legal actions;
+ * 2. `worlds` worlds are dealt from the mover's information set (belief.ts: the opponent's
+ *    unknown hand by the learned belief, or uniformly without one);
+ * 3. every candidate is scored in every world by playing the round to its end with the
+ *    net for both seats (greedy), in match terms (the carried margin plus the round's board
+ *    margin); all candidates share the worlds, so their differences are paired;
+ * 4. gate: the candidate of best mean paired gain over b replaces b only when that gain
+ *    exceeds `gatePoints` points and `gateZ` standard errors.
+ *
+ * Every rollout ply of every live lane goes to the net in one batched run, as the Python
+ * search does under vmap (one decision of the preset costs about 0.45 s in node on this
+ * project's CPU: experiments/search/js_net_search_bench.ts).
+ */
+import type { Random } from './deal';
+import { N_ACTIONS } from './cards';
+import { type RoundState, boardScore, legalMask, step } from './engine';
+import type { MatchState } from './match';
+import { believedRound, uniformRound } from './belief';
+
+export interface SearchKnobs {
+  worlds: number;
+  candidates: number;
+  gatePoints: number;
+  gateZ: number;
+}
+
+/** conf/search/belief.yaml: 32 worlds x 4 candidates, gate 1 point and 1 standard error. */
+export const BELIEF_PRESET: SearchKnobs = { worlds: 32, candidates: 4, gatePoints: 1, gateZ: 1 };
+
+/** The net's masked logits (illegal actions far below any legal one) for each state's seat to move. */
+export type NetLogits = (states: MatchState[]) => Promise<Float32Array[]>;
+/** The belief's logits (float32[60]) for the seat to move; null: uniform worlds. */
+export type BeliefLogits = ((ms: MatchState) => Promise<Float32Array>) | null;
+
+export interface SearchDecision {
+  action: number;
+  /** The net's own move (candidates[0]). */
+  base: number;
+  candidates: number[];
+  /** Per candidate, its mean paired gain over the base move in points (0 for the base). */
+  gains: number[];
+  /** The index of the chosen candidate (0: the net's move kept). */
+  chosen: number;
+}
+
+/** The most preferred legal action by `scores` (first on ties), as the net plays greedily. */
+export function bestLegal(scores: ArrayLike<number>, mask: readonly boolean[]): number {
+  let best = -1;
+  for (let action = 0; action < N_ACTIONS; action++) if (mask[action] && (best < 0 || scores[action] > scores[best])) best = action;
+  if (best < 0) throw new Error('no legal action: the round is over');
+  return best;
+}
+
+/** The base move first, then the best other legal actions by `scores` (ties by action id), `k` in all or fewer. */
+export function topCandidates(scores: ArrayLike<number>, mask: readonly boolean[], base: number, k: number): number[] {
+  const rest = Array.from({ length: N_ACTIONS }, (_, action) => action).filter((action) => mask[action] && action !== base);
+  rest.sort((a, b) => scores[b] - scores[a] || a - b);
+  return [base, ...rest.slice(0, k - 1)];
+}
+
+/** The mover's match margin if the round ended as `round` stands: carried margin plus board margin. */
+export function matchPoints(ms: MatchState, round: RoundState, player: number): number {
+  const board = boardScore(round);
+  return ms.carry[player] - ms.carry[1 - player] + board[player] - board[1 - player];
+}
+
+/** values[w][k]: the mover's match points after candidate k in world w, both seats then played by the net to the round's end. */
+export async function rolloutValues(ms: MatchState, worlds: RoundState[], candidates: number[], net: NetLogits): Promise<number[][]> {
+  const player = ms.round.toMove;
+  const lanes = worlds.flatMap((world) => candidates.map((action) => step(world, action).state));
+  for (let live = lanes.flatMap((r, i) => (r.done ? [] : [i])); live.length > 0; live = live.filter((i) => !lanes[i].done)) {
+    const logits = await net(live.map((i) => ({ ...ms, round: lanes[i] })));
+    live.forEach((lane, j) => {
+      lanes[lane] = step(lanes[lane], bestLegal(logits[j], legalMask(lanes[lane]))).state;
+    });
+  }
+  return worlds.map((_, w) => candidates.map((_, k) => matchPoints(ms, lanes[w * candidates.length + k], player)));
+}
+
+/** The chosen candidate's index and every candidate's mean paired gain (lost_cities/search/agent.py select). */
+export function select(values: number[][], knobs: SearchKnobs): { chosen: number; gains: number[] } {
+  const n = values.length;
+  const gains = values[0].map((_, k) => values.reduce((sum, row) => sum + row[k] - row[0], 0) / n);
+  let best = 0;
+  gains.forEach((gain, k) => {
+    if (gain > gains[best]) best = k; // the base move (0) wins a tie, then the lower index
+  });
+  if (best === 0 || n < 2) return { chosen: 0, gains };
+  const paired = values.map((row) => row[best] - row[0]);
+  const variance = paired.reduce((sum, g) => sum + (g - gains[best]) ** 2, 0) / (n - 1);
+  const clears = gains[best] > knobs.gatePoints && gains[best] > (knobs.gateZ * Math.sqrt(variance)) / Math.sqrt(n);
+  return { chosen: clears ? best : 0, gains };
+}
+
+/** The search's move for the seat to move in `ms` (see the module doc). */
+export async function searchDecision(
+  ms: MatchState,
+  net: NetLogits,
+  belief: BeliefLogits,
+  knobs: SearchKnobs,
+  random: Random,
+): Promise<SearchDecision> {
+  const mask = legalMask(ms.round);
+  const [scores] = await net([ms]);
+  const base = bestLegal(scores, mask);
+  const candidates = topCandidates(scores, mask, base, knobs.candidates);
+  if (candidates.length === 1) return { action: base, base, candidates, gains: [0], chosen: 0 };
+  const beliefLogits = belief === null ? null : await belief(ms);
+  const worlds = Array.from({ length: knobs.worlds }, () =>
+    beliefLogits === null ? uniformRound(ms.round, random) : believedRound(ms.round, beliefLogits, random),
+  );
+  const { chosen, gains } = select(await rolloutValues(ms, worlds, candidates, net), knobs);
+  return { action: candidates[chosen], base, candidates, gains, chosen };
+}
