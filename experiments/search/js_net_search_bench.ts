@@ -8,7 +8,8 @@
 import { randomDeal, seededRandom } from '../../web/src/deal';
 import { legalMask } from '../../web/src/engine';
 import { type MatchState, matchResetFrom, matchStep } from '../../web/src/match';
-import { BELIEF_PRESET, bestLegal, searchDecision } from '../../web/src/search';
+import { argmaxLegal } from '../../web/src/policyContract';
+import { BELIEF_PRESET, searchDecision } from '../../web/src/search';
 import { pageNet } from './js_net';
 
 const [worlds, candidates, count, uniform] = process.argv.slice(2);
@@ -23,7 +24,7 @@ while (positions.length < POSITIONS + 4) {
   let ms = matchResetFrom(deal.deckOrders, deal.coins);
   for (let ply = 0; !ms.done; ply++) {
     if (ply % 7 === 3) positions.push(ms);
-    ms = matchStep(ms, bestLegal((await net([ms]))[0], legalMask(ms.round))).state;
+    ms = matchStep(ms, argmaxLegal((await net([ms]))[0], legalMask(ms.round))).state;
   }
 }
 for (const ms of positions.slice(0, 4)) await searchDecision(ms, net, belief, knobs, random); // warm-up

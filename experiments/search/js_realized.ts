@@ -10,14 +10,15 @@
 import { randomDeal, seededRandom } from '../../web/src/deal';
 import { legalMask, step } from '../../web/src/engine';
 import { type MatchState, matchResetFrom, matchStep } from '../../web/src/match';
-import { BELIEF_PRESET, bestLegal, matchPoints, type NetLogits, searchDecision } from '../../web/src/search';
+import { argmaxLegal } from '../../web/src/policyContract';
+import { BELIEF_PRESET, matchPoints, searchDecision } from '../../web/src/search';
 import { pageNet } from './js_net';
 
 const [count, worlds] = process.argv.slice(2).map(Number);
 const POSITIONS = count || 100;
 const knobs = { ...BELIEF_PRESET, worlds: worlds || BELIEF_PRESET.worlds };
 const { net, belief } = await pageNet();
-const netMove = async (ms: MatchState) => bestLegal((await net([ms]))[0], legalMask(ms.round));
+const netMove = async (ms: MatchState) => argmaxLegal((await net([ms]))[0], legalMask(ms.round));
 
 /** The mover's match points at the round's end, it playing `mine` and the other seat the net. */
 async function restOfRound(start: MatchState, mine: (ms: MatchState) => Promise<number>): Promise<number> {

@@ -22,6 +22,7 @@ import type { Random } from './deal';
 import { N_ACTIONS } from './cards';
 import { type RoundState, boardScore, legalMask, step } from './engine';
 import type { MatchState } from './match';
+import { argmaxLegal } from './policyContract';
 import { believedRound, uniformRound } from './belief';
 
 export interface SearchKnobs {
@@ -50,14 +51,6 @@ export interface SearchDecision {
   chosen: number;
 }
 
-/** The most preferred legal action by `scores` (first on ties), as the net plays greedily. */
-export function bestLegal(scores: ArrayLike<number>, mask: readonly boolean[]): number {
-  let best = -1;
-  for (let action = 0; action < N_ACTIONS; action++) if (mask[action] && (best < 0 || scores[action] > scores[best])) best = action;
-  if (best < 0) throw new Error('no legal action: the round is over');
-  return best;
-}
-
 /** The base move first, then the best other legal actions by `scores` (ties by action id), `k` in all or fewer. */
 export function topCandidates(scores: ArrayLike<number>, mask: readonly boolean[], base: number, k: number): number[] {
   const rest = Array.from({ length: N_ACTIONS }, (_, action) => action).filter((action) => mask[action] && action !== base);
@@ -78,7 +71,7 @@ export async function rolloutValues(ms: MatchState, worlds: RoundState[], candid
   for (let live = lanes.flatMap((r, i) => (r.done ? [] : [i])); live.length > 0; live = live.filter((i) => !lanes[i].done)) {
     const logits = await net(live.map((i) => ({ ...ms, round: lanes[i] })));
     live.forEach((lane, j) => {
-      lanes[lane] = step(lanes[lane], bestLegal(logits[j], legalMask(lanes[lane]))).state;
+      lanes[lane] = step(lanes[lane], argmaxLegal(logits[j], legalMask(lanes[lane]))).state;
     });
   }
   return worlds.map((_, w) => candidates.map((_, k) => matchPoints(ms, lanes[w * candidates.length + k], player)));
@@ -109,7 +102,7 @@ export async function searchDecision(
 ): Promise<SearchDecision> {
   const mask = legalMask(ms.round);
   const [scores] = await net([ms]);
-  const base = bestLegal(scores, mask);
+  const base = argmaxLegal(scores, mask);
   const candidates = topCandidates(scores, mask, base, knobs.candidates);
   if (candidates.length === 1) return { action: base, base, candidates, gains: [0], chosen: 0 };
   const beliefLogits = belief === null ? null : await belief(ms);

@@ -15,11 +15,10 @@ import { LOC_HAND, type RoundState, legalMask, step } from '../src/engine';
 import { type MatchState, matchResetFrom, matchStep } from '../src/match';
 import { matchObservation } from '../src/matchObservation';
 import { netLogits } from '../src/policy';
-import type { Manifest } from '../src/policyContract';
+import { type Manifest, argmaxLegal } from '../src/policyContract';
 import {
   BELIEF_PRESET,
   type NetLogits,
-  bestLegal,
   matchPoints,
   rolloutValues,
   searchDecision,
@@ -166,7 +165,7 @@ describe('the search decision', () => {
   it('proposes the net move first, then the best other legal actions (ties by id)', () => {
     const mask = Array.from({ length: N_ACTIONS }, (_, a) => a % 3 !== 0);
     const scores = Float32Array.from({ length: N_ACTIONS }, (_, a) => (a === 5 ? 9 : a === 10 || a === 7 ? 4 : a === 9 ? 99 : 0));
-    const base = bestLegal(scores, mask);
+    const base = argmaxLegal(scores, mask);
     expect(base).toBe(5); // 9 is illegal
     expect(topCandidates(scores, mask, base, 4)).toEqual([5, 7, 10, 1]);
     expect(topCandidates(scores, mask, 1, 2)).toEqual([1, 5]); // the base move need not be the best
@@ -179,12 +178,12 @@ describe('the search decision', () => {
     const random = seededRandom(2);
     for (const ms of positions(6, 11)) {
       const worlds = [uniformRound(ms.round, random), uniformRound(ms.round, random)];
-      const candidates = topCandidates((await toy([ms]))[0], legalMask(ms.round), bestLegal((await toy([ms]))[0], legalMask(ms.round)), 3);
+      const candidates = topCandidates((await toy([ms]))[0], legalMask(ms.round), argmaxLegal((await toy([ms]))[0], legalMask(ms.round)), 3);
       const batched = await rolloutValues(ms, worlds, candidates, toy);
       for (const [w, world] of worlds.entries()) {
         for (const [k, action] of candidates.entries()) {
           let round = step(world, action).state;
-          while (!round.done) round = step(round, bestLegal((await toy([{ ...ms, round }]))[0], legalMask(round))).state;
+          while (!round.done) round = step(round, argmaxLegal((await toy([{ ...ms, round }]))[0], legalMask(round))).state;
           expect(batched[w][k]).toBe(matchPoints(ms, round, ms.round.toMove));
         }
       }
@@ -201,7 +200,7 @@ describe('the search decision', () => {
     const small = { ...BELIEF_PRESET, worlds: 8 };
     for (const [i, ms] of positions(4, 21).entries()) {
       const decision = await searchDecision(ms, net, null, small, seededRandom(i));
-      expect(decision.base).toBe(bestLegal((await net([ms]))[0], legalMask(ms.round)));
+      expect(decision.base).toBe(argmaxLegal((await net([ms]))[0], legalMask(ms.round)));
       expect(decision.candidates[0]).toBe(decision.base);
       expect(decision.action).toBe(decision.candidates[decision.chosen]);
       if (decision.chosen > 0) expect(decision.gains[decision.chosen]).toBeGreaterThan(small.gatePoints);
