@@ -76,6 +76,7 @@ def test_the_wheel_declares_the_console_scripts(wheel):
         "export",
         "replay",
         "report",
+        "pool-results",
         "bench",
     ):
         assert f"lost-cities-{verb} = lost_cities.cli." in text

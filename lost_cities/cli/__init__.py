@@ -12,6 +12,7 @@
 | ``export``       | ``conf/cli/export.yaml``             | a checkpoint's policy as ONNX + manifest     |
 | ``replay``       | argparse                             | replay web-client game logs in the engine    |
 | ``report``       | argparse                             | compare runs: learning curves and gates      |
+| ``pool_results`` | argparse                             | one claim from evaluations of deal ranges    |
 | ``bench``        | argparse                             | engine, observation and training throughput  |
 | ``parity_fixture`` | argparse                           | the web client's engine parity fixture       |
 

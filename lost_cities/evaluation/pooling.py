@@ -1,0 +1,191 @@
+"""One agent's evaluations on disjoint ranges of the deal bank, pooled into one result.
+
+A strength claim is 10,000 deals; a search agent plays 500 in half an hour on a 2-core CPU,
+so its claim is made in parts (``first_deal=0, 500, ...``) over several sittings. Pooling
+the parts' results by hand (averaging their win rates, guessing a margin interval) is where
+such a claim goes wrong, so :func:`pool_results` does it from the summaries alone and
+exactly: every field is what :func:`~lost_cities.evaluation.duplicate.summarise` gives for
+the union of the parts' games. Counts add; rates and means are weighted by their games;
+the Wilson interval is recomputed from the pooled counts; a mean's interval is rebuilt from
+each part's deal count, mean and interval (the interval's half-width gives the part's
+standard deviation, and the law of total variance the pooled one).
+
+Each part plays its deals with keys derived from its own deal index (``first_deal=2500``
+gives deal 2500 the key deal 0 gets in a run from 0), so a stochastic agent's games in a
+pooled claim are not those of one run over all the deals: the same agent, other dice.
+"""
+
+import itertools
+import math
+
+from lost_cities.evaluation.duplicate import SCHEMA_VERSION, Results
+from lost_cities.evaluation.stats import Z95, wilson_interval
+
+# What makes parts one claim: they must agree on each of these they carry (run.py's
+# results have ``overrides`` and no ``bank`` or ``seed``; the CLIs' the other way round).
+IDENTITY_KEYS = ("schema_version", "env", "agent", "opponent", "bank", "seed", "overrides")
+
+
+def pool_results(parts) -> Results:
+    """The result of all ``parts`` (results dicts of ``lost_cities.evaluate`` or
+    experiments/search/run.py, each with ``first_deal``) as one evaluation of their deals.
+
+    The parts must be one agent against one opponent (``IDENTITY_KEYS``) on disjoint deal
+    ranges; a ``baseline`` and ``versus_baseline`` pool too when every part has them. The
+    result adds ``parts`` (each part's ``first_deal`` and ``deals``, in bank order) and the
+    sum of the parts' ``seconds``; keys it does not know are left out.
+    """
+    parts = sorted(parts, key=_first_deal)
+    if not parts:
+        raise ValueError("nothing to pool: give at least one results file")
+    _check_one_claim(parts)
+    pooled = {key: parts[0][key] for key in IDENTITY_KEYS if key in parts[0]}
+    pooled.update(_pool_summaries(parts))
+    pooled["first_deal"] = _first_deal(parts[0])
+    pooled["parts"] = [{"first_deal": _first_deal(part), "deals": part["deals"]} for part in parts]
+    if any("seconds" in part for part in parts):
+        pooled["seconds"] = sum(part.get("seconds", 0.0) for part in parts)
+    with_baseline = ["baseline" in part for part in parts]
+    if any(with_baseline):
+        if not all(with_baseline):
+            raise ValueError("some parts compare against a baseline and others do not: pool them apart")
+        baselines = [part["baseline"] for part in parts]
+        pooled["baseline"] = _pool_summaries(baselines)
+        agents = [baseline.get("agent") for baseline in baselines]
+        pooled["baseline"]["agent"] = _same(agents, "baseline agent")
+        pooled["versus_baseline"] = _pool_comparisons([part["versus_baseline"] for part in parts])
+    return pooled
+
+
+def _first_deal(part):
+    if "first_deal" not in part:
+        raise ValueError("a part without first_deal: its deals are unknown, so it cannot be pooled")
+    return int(part["first_deal"])
+
+
+def _check_one_claim(parts):
+    for part in parts:
+        missing = [key for key in ("schema_version", "env", "deals", "agent", "opponent") if key not in part]
+        if missing:
+            raise ValueError(f"a part is not an evaluation's results (no {', '.join(missing)})")
+    if parts[0]["schema_version"] != SCHEMA_VERSION:
+        version = parts[0]["schema_version"]
+        raise ValueError(f"results schema_version {version}: this code pools {SCHEMA_VERSION}")
+    for key in IDENTITY_KEYS:
+        _same([part.get(key) for part in parts], key)
+    for before, after in itertools.pairwise(parts):
+        end = _first_deal(before) + before["deals"]
+        if _first_deal(after) < end:
+            raise ValueError(
+                f"deals {_first_deal(before)}-{end - 1} and {_first_deal(after)}-"
+                f"{_first_deal(after) + after['deals'] - 1} overlap: a deal may count once"
+            )
+
+
+def _same(values, key):
+    if any(value != values[0] for value in values):
+        shown = sorted(set(map(repr, values)))
+        raise ValueError(f"the parts differ in {key} ({shown}): they are not one claim")
+    return values[0]
+
+
+def _pool_summaries(parts):
+    """``summarise``'s fields for the union of the parts' games."""
+    games = sum(part["games"] for part in parts)
+    wins, draws, losses = (sum(part[key] for part in parts) for key in ("wins", "draws", "losses"))
+    natural_games = sum(part["natural_games"] for part in parts)
+    natural_score = sum(_score(part, "natural_win_rate", part["natural_games"]) for part in parts)
+    deals = [part["deals"] for part in parts]
+    n_rounds = len(parts[0]["rounds"])
+    if any(len(part["rounds"]) != n_rounds for part in parts):
+        raise ValueError("the parts play different numbers of rounds: they are not one env")
+    rounds = []
+    for r in range(n_rounds):
+        per_round = [part["rounds"][r] for part in parts]
+        mean, lower, upper = _pool_mean(deals, per_round, "margin")
+        rounds.append(
+            {
+                "round": r + 1,
+                "margin_mean": mean,
+                "margin_lower": lower,
+                "margin_upper": upper,
+                "plies_mean": _weighted([p["plies_mean"] for p in per_round], deals),
+                "max_steps_rate": _weighted([p["max_steps_rate"] for p in per_round], deals),
+            }
+        )
+    win_lower, win_upper = wilson_interval(wins + draws / 2, games)
+    natural_lower, natural_upper = wilson_interval(natural_score, natural_games)
+    margin_mean, margin_lower, margin_upper = _pool_mean(deals, parts, "margin")
+    return {
+        "schema_version": parts[0]["schema_version"],
+        "env": parts[0]["env"],
+        "deals": sum(deals),
+        "games": games,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+        "win_rate": (wins + draws / 2) / games,
+        "win_rate_lower": win_lower,
+        "win_rate_upper": win_upper,
+        "draw_rate": draws / games,
+        "margin_mean": margin_mean,
+        "margin_lower": margin_lower,
+        "margin_upper": margin_upper,
+        "plies_per_round": _weighted([part["plies_per_round"] for part in parts], deals),
+        "max_steps_rate": _weighted([part["max_steps_rate"] for part in parts], deals),
+        "pile_draws_per_round_a": _weighted([part["pile_draws_per_round_a"] for part in parts], deals),
+        "pile_draws_per_round_b": _weighted([part["pile_draws_per_round_b"] for part in parts], deals),
+        "max_steps_games": sum(part["max_steps_games"] for part in parts),
+        "natural_games": natural_games,
+        "natural_win_rate": natural_score / natural_games if natural_games else None,
+        "natural_win_rate_lower": natural_lower,
+        "natural_win_rate_upper": natural_upper,
+        "seat0_win_rate": _weighted([part["seat0_win_rate"] for part in parts], deals),
+        "seat1_win_rate": _weighted([part["seat1_win_rate"] for part in parts], deals),
+        "rounds": rounds,
+    }
+
+
+def _pool_comparisons(parts):
+    deals = [part["deals"] for part in parts]
+    score, score_lower, score_upper = _pool_mean(deals, parts, "score_diff", mean_suffix="")
+    margin, margin_lower, margin_upper = _pool_mean(deals, parts, "margin_diff", mean_suffix="")
+    return {
+        "deals": sum(deals),
+        "score_diff": score,
+        "score_diff_lower": score_lower,
+        "score_diff_upper": score_upper,
+        "margin_diff": margin,
+        "margin_diff_lower": margin_lower,
+        "margin_diff_upper": margin_upper,
+    }
+
+
+def _score(part, key, games):
+    """A rate's successes (wins plus half the draws) back from the rate."""
+    return part[key] * games if games else 0.0
+
+
+def _weighted(values, weights):
+    return sum(value * weight for value, weight in zip(values, weights, strict=True)) / sum(weights)
+
+
+def _pool_mean(counts, parts, name, mean_suffix="_mean"):
+    """``mean_interval`` over the union of per-deal values, from each part's deal count, mean
+    and interval (``None`` for a part of one deal, whose spread is then zero)."""
+    means = [part[name + mean_suffix] for part in parts]
+    total = sum(counts)
+    mean = _weighted(means, counts)
+    if total < 2:
+        return mean, None, None
+    squares = 0.0  # sum of squared deviations from the pooled mean
+    for count, part_mean, part in zip(counts, means, parts, strict=True):
+        lower, upper = part[name + "_lower"], part[name + "_upper"]
+        if count > 1:
+            if lower is None:
+                raise ValueError(f"a part of {count} deals has no {name} interval: not summarise's output")
+            part_sd = (upper - lower) / 2 / Z95 * math.sqrt(count)
+            squares += (count - 1) * part_sd**2
+        squares += count * (part_mean - mean) ** 2
+    half = Z95 * math.sqrt(squares / (total - 1)) / math.sqrt(total)
+    return mean, mean - half, mean + half
