@@ -26,6 +26,26 @@ describe('agent index', () => {
     expect(parsed.defaultId).toBe(shipped.default ?? parsed.entries[0].id);
   });
 
+  it("shows each search's strength as its results file (python -m lost_cities.pool_results) has it", () => {
+    type Claim = { model: string; search: { strength: { source: string } } };
+    const claims: Claim[] = shipped.agents.filter((a: { search?: { strength?: unknown } }) => a.search?.strength);
+    expect(claims.length).toBeGreaterThan(0);
+    for (const { model, search } of claims) {
+      const { source, ...shown } = search.strength;
+      const measured = JSON.parse(readFileSync(new URL(`../../${source}`, import.meta.url), 'utf8'));
+      expect(shown).toEqual({
+        opponent: measured.opponent,
+        games: measured.games,
+        win_rate: Number(measured.win_rate.toFixed(3)),
+        win_rate_lower: Number(measured.win_rate_lower.toFixed(3)),
+        win_rate_upper: Number(measured.win_rate_upper.toFixed(3)),
+        margin_mean: Number(measured.margin_mean.toFixed(1)),
+        draws: measured.draws,
+      });
+      expect(measured.agent).toBe(`search/belief:web/public/${model}`); // the preset the page runs, on its net
+    }
+  });
+
   it('keeps the order of several entries; the default is the first unless named', () => {
     const agents = [
       { id: 'a', model: 'a.onnx', manifest: 'a.json' },
