@@ -48,10 +48,15 @@ def compare(games_a, games_b) -> Comparison:
             f"the two evaluations played {margin_a.size} and {margin_b.size} games: "
             "a comparison needs the same deals"
         )
-    score, score_lower, score_upper = paired_interval(game_scores(margin_a) - game_scores(margin_b))
-    margin, margin_lower, margin_upper = paired_interval(margin_a - margin_b)
+    score = paired_interval(game_scores(margin_a) - game_scores(margin_b))
+    return comparison(margin_a.size // 2, score, paired_interval(margin_a - margin_b))
+
+
+def comparison(deals, score, margin) -> Comparison:
+    """A :class:`Comparison` of ``deals`` from its score and margin ``(mean, lower, upper)``."""
+    (score, score_lower, score_upper), (margin, margin_lower, margin_upper) = score, margin
     return {
-        "deals": margin_a.size // 2,
+        "deals": deals,
         "score_diff": score,
         "score_diff_lower": score_lower,
         "score_diff_upper": score_upper,

@@ -18,6 +18,7 @@ pooled claim are not those of one run over all the deals: the same agent, other 
 import itertools
 import math
 
+from lost_cities.evaluation.comparison import comparison
 from lost_cities.evaluation.duplicate import SCHEMA_VERSION, Results
 from lost_cities.evaluation.stats import Z95, wilson_interval
 
@@ -148,17 +149,8 @@ def _pool_summaries(parts):
 
 def _pool_comparisons(parts):
     deals = [part["deals"] for part in parts]
-    score, score_lower, score_upper = _pool_mean(deals, parts, "score_diff", mean_suffix="")
-    margin, margin_lower, margin_upper = _pool_mean(deals, parts, "margin_diff", mean_suffix="")
-    return {
-        "deals": sum(deals),
-        "score_diff": score,
-        "score_diff_lower": score_lower,
-        "score_diff_upper": score_upper,
-        "margin_diff": margin,
-        "margin_diff_lower": margin_lower,
-        "margin_diff_upper": margin_upper,
-    }
+    score = _pool_mean(deals, parts, "score_diff", mean_suffix="")
+    return comparison(sum(deals), score, _pool_mean(deals, parts, "margin_diff", mean_suffix=""))
 
 
 def _score(part, key, games):
