@@ -22,6 +22,15 @@ from lost_cities.evaluation.comparison import comparison
 from lost_cities.evaluation.duplicate import SCHEMA_VERSION, Results
 from lost_cities.evaluation.stats import Z95, wilson_interval
 
+# Rates over each part's games (or rounds), all parts with as many games (rounds) a deal.
+PER_GAME_RATES = (
+    "plies_per_round",
+    "max_steps_rate",
+    "pile_draws_per_round_a",
+    "pile_draws_per_round_b",
+    "seat0_win_rate",
+    "seat1_win_rate",
+)
 # What makes parts one claim: they must agree on each of these they carry (run.py's
 # results have ``overrides`` and no ``bank`` or ``seed``; the CLIs' the other way round).
 IDENTITY_KEYS = ("schema_version", "env", "agent", "opponent", "bank", "seed", "overrides")
@@ -95,7 +104,10 @@ def _pool_summaries(parts):
     games = sum(part["games"] for part in parts)
     wins, draws, losses = (sum(part[key] for part in parts) for key in ("wins", "draws", "losses"))
     natural_games = sum(part["natural_games"] for part in parts)
-    natural_score = sum(_score(part, "natural_win_rate", part["natural_games"]) for part in parts)
+    # a rate's successes (wins plus half the draws) back from the rate
+    natural_score = sum(
+        part["natural_win_rate"] * part["natural_games"] for part in parts if part["natural_games"]
+    )
     deals = [part["deals"] for part in parts]
     n_rounds = len(parts[0]["rounds"])
     if any(len(part["rounds"]) != n_rounds for part in parts):
@@ -117,7 +129,7 @@ def _pool_summaries(parts):
     win_lower, win_upper = wilson_interval(wins + draws / 2, games)
     natural_lower, natural_upper = wilson_interval(natural_score, natural_games)
     margin_mean, margin_lower, margin_upper = _pool_mean(deals, parts, "margin")
-    return {
+    pooled = {
         "schema_version": parts[0]["schema_version"],
         "env": parts[0]["env"],
         "deals": sum(deals),
@@ -132,30 +144,21 @@ def _pool_summaries(parts):
         "margin_mean": margin_mean,
         "margin_lower": margin_lower,
         "margin_upper": margin_upper,
-        "plies_per_round": _weighted([part["plies_per_round"] for part in parts], deals),
-        "max_steps_rate": _weighted([part["max_steps_rate"] for part in parts], deals),
-        "pile_draws_per_round_a": _weighted([part["pile_draws_per_round_a"] for part in parts], deals),
-        "pile_draws_per_round_b": _weighted([part["pile_draws_per_round_b"] for part in parts], deals),
+        **{key: _weighted([part[key] for part in parts], deals) for key in PER_GAME_RATES},
         "max_steps_games": sum(part["max_steps_games"] for part in parts),
         "natural_games": natural_games,
         "natural_win_rate": natural_score / natural_games if natural_games else None,
         "natural_win_rate_lower": natural_lower,
         "natural_win_rate_upper": natural_upper,
-        "seat0_win_rate": _weighted([part["seat0_win_rate"] for part in parts], deals),
-        "seat1_win_rate": _weighted([part["seat1_win_rate"] for part in parts], deals),
         "rounds": rounds,
     }
+    return {key: pooled[key] for key in Results.__annotations__}  # in summarise's order
 
 
 def _pool_comparisons(parts):
     deals = [part["deals"] for part in parts]
     score = _pool_mean(deals, parts, "score_diff", mean_suffix="")
     return comparison(sum(deals), score, _pool_mean(deals, parts, "margin_diff", mean_suffix=""))
-
-
-def _score(part, key, games):
-    """A rate's successes (wins plus half the draws) back from the rate."""
-    return part[key] * games if games else 0.0
 
 
 def _weighted(values, weights):
