@@ -413,7 +413,7 @@ def test_a_belief_file_is_checked_before_the_search_starts(tmp_path):
     from lost_cities.search.spec import resolve_search
 
     env = envs.make("match3")
-    with pytest.raises(FileNotFoundError, match="no such file.*lost_cities.search.belief train"):
+    with pytest.raises(FileNotFoundError, match="neither a file.*shipped belief.*lost_cities.search.belief train"):
         resolve_search("search:heuristic_expert", env, PRESETS, belief=str(tmp_path / "none.msgpack"))
     (tmp_path / "junk.msgpack").write_bytes(b"not msgpack at all")
     with pytest.raises(ValueError, match="not a belief file"):
@@ -828,7 +828,7 @@ def test_presets_load_and_check_their_knobs(tmp_path):
     assert proposed_late.endgame_config() == late
     believed = load_preset("belief", PRESETS)  # fast at 32 worlds, the hand dealt by the page's net's belief
     assert dataclasses.replace(believed, belief=None) == dataclasses.replace(fast, worlds=32)
-    shipped = belief_module.load(PRESETS.parents[1] / believed.belief, "match3")  # the file it names
+    shipped = belief_module.load(believed.belief, "match3")  # the shipped belief it names, from any cwd
     assert shipped.report["base"] == proposed.proposer  # fitted on the page's net's self-play
     assert shipped.report["held_out_loss"] < shipped.report["uniform_loss"]
     (tmp_path / "a.yaml").write_text("extends: b\nworlds: 2\n")

@@ -16,7 +16,7 @@ give the logits up to float rounding. Arrays are the raw float32 bytes (zlib, ba
 the other fixtures.
 
     python -m lost_cities.cli.belief_fixture \\
-        --belief experiments/search/beliefs/bc-ppo-xi6-bal2700.msgpack --out web/tests/fixtures/belief.json
+        --belief lost_cities/search/beliefs/bc-ppo-xi6-bal2700.msgpack --out web/tests/fixtures/belief.json
 """
 
 import argparse

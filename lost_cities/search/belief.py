@@ -195,15 +195,32 @@ def save(path, belief):
     Path(path).write_bytes(serialization.msgpack_serialize(payload))
 
 
+SHIPPED = Path(__file__).parent / "beliefs"  # package data: beliefs the presets name
+
+
+def shipped():
+    """The names of the beliefs shipped with the package (``belief: <name>`` in a preset)."""
+    return sorted(p.stem for p in SHIPPED.glob("*.msgpack"))
+
+
+def locate(name_or_path):
+    """The file of ``belief=``: an existing path, else a shipped belief's name."""
+    path = Path(name_or_path).expanduser()
+    if path.is_file():
+        return path
+    if (SHIPPED / f"{name_or_path}.msgpack").is_file():
+        return SHIPPED / f"{name_or_path}.msgpack"
+    raise FileNotFoundError(
+        f"search.belief={str(name_or_path)!r}: neither a file (a relative path is read from "
+        f"{Path.cwd()}) nor a shipped belief ({', '.join(shipped())}); train one with "
+        f"python -m lost_cities.search.belief train {path} --base <policy>"
+    )
+
+
 def load(path, env_name=None):
-    """The :class:`LearnedBelief` of a file :func:`save` wrote; ``env_name``: the env it must
-    read (a belief of another env's observation is refused)."""
-    path = Path(path).expanduser()
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"search.belief={str(path)!r}: no such file (train one: python -m lost_cities.search.belief "
-            f"train {path} --base <policy>; a relative path is read from {Path.cwd()})"
-        )
+    """The :class:`LearnedBelief` of a file :func:`save` wrote, or of a shipped belief's name;
+    ``env_name``: the env it must read (a belief of another env's observation is refused)."""
+    path = locate(path)
     try:
         payload = serialization.msgpack_restore(path.read_bytes())
         meta = json.loads(payload["meta"])

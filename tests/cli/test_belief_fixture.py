@@ -28,7 +28,7 @@ SHIPPED = ROOT / "web" / "public" / "bc-ppo-xi6-bal2700-belief.onnx"  # the web 
 PACKED = ("features", "prior", "logits")
 REGENERATE = (
     "regenerate: python -m lost_cities.cli.belief_fixture --belief "
-    "experiments/search/beliefs/bc-ppo-xi6-bal2700.msgpack --out web/tests/fixtures/belief.json"
+    "lost_cities/search/beliefs/bc-ppo-xi6-bal2700.msgpack --out web/tests/fixtures/belief.json"
 )
 
 
