@@ -413,7 +413,7 @@ def test_a_belief_file_is_checked_before_the_search_starts(tmp_path):
     from lost_cities.search.spec import resolve_search
 
     env = envs.make("match3")
-    with pytest.raises(FileNotFoundError, match="neither a file.*shipped belief.*lost_cities.search.belief train"):
+    with pytest.raises(FileNotFoundError, match="neither a file.*shipped belief.*belief train"):
         resolve_search("search:heuristic_expert", env, PRESETS, belief=str(tmp_path / "none.msgpack"))
     (tmp_path / "junk.msgpack").write_bytes(b"not msgpack at all")
     with pytest.raises(ValueError, match="not a belief file"):
