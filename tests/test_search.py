@@ -235,8 +235,8 @@ def _fresh_critic_agent(env, seed=0):
     on every hidden card, which is what the no-cheat check needs."""
     from types import SimpleNamespace
 
-    from lost_cities.ppo.critic.omniscient import OmniscientCritic
-    from lost_cities.ppo.network import ActorCritic
+    from lost_cities.networks.critic.omniscient import OmniscientCritic
+    from lost_cities.networks.nets import ActorCritic
 
     network = ActorCritic(
         hidden=(16,), activation="relu", critic=OmniscientCritic(0.95, (32,)).module("relu")
@@ -247,7 +247,7 @@ def _fresh_critic_agent(env, seed=0):
     )
     reward = {"scale": 50.0, "coef": 0.2, "floor": 0.05, "anneal_decisions": 1000}
     meta = {
-        "critic": {"_target_": "lost_cities.ppo.critic.omniscient.OmniscientCritic"},
+        "critic": {"_target_": "lost_cities.networks.critic.omniscient.OmniscientCritic"},
         "config": {"reward": reward, "ppo": {"total_decisions": 500}},
     }
     return SimpleNamespace(env=env, network=network, params=params, meta=meta)
@@ -628,7 +628,7 @@ def test_critic_leaf_reads_the_state_it_is_given(match_states):
     carried = _take(states, 0).replace(carry=jnp.array([30.0, 0.0]))
     assert float(leaf(carried, 0)) != pytest.approx(points[0])
     with pytest.raises(ValueError, match="omniscient critic"):
-        critic_leaf(_with_critic(agent, "lost_cities.ppo.critic.shared.SharedCritic"))
+        critic_leaf(_with_critic(agent, "lost_cities.networks.critic.shared.SharedCritic"))
 
 
 def _with_critic(agent, name):

@@ -21,7 +21,8 @@ from jax.tree_util import Partial
 from omegaconf import OmegaConf
 
 from lost_cities.agents.base import check_rng, matching_env, read_manifest
-from lost_cities.ppo.network import build_network, masked_logits
+from lost_cities.networks import current_targets
+from lost_cities.networks.nets import build_network, masked_logits
 
 
 def network_logits(env, network):
@@ -123,7 +124,7 @@ def load_checkpoint(path, env=None, checkpoint="latest"):
     params, meta = restore_params(directory, step)
     print(f"loaded {directory} update {meta.get('update')}", file=sys.stderr)
     env = matching_env(path, meta, env, "evaluate it on env {trained} or retrain")
-    critic = hydra.utils.instantiate(OmegaConf.create(meta["critic"]))
+    critic = hydra.utils.instantiate(OmegaConf.create(current_targets(meta["critic"])))
     network = build_network(OmegaConf.create(meta["network"]), critic)
     return Agent(env, network, params, meta)
 
@@ -135,7 +136,7 @@ def load_exported(path, env=None):
     keeps running a model in onnxruntime, as the web client does. The model holds no critic:
     the agent's value head is a fresh, untrained one (``meta["critic"]`` is None)."""
     from lost_cities.export.onnx import read_policy_params
-    from lost_cities.ppo.critic.shared import SharedCritic
+    from lost_cities.networks.critic.shared import SharedCritic
 
     meta = {**read_manifest(path), "critic": None}
     env = matching_env(path, meta, env, "play it on env {trained}")

@@ -4,7 +4,7 @@ The model runs in onnxruntime on CPU; the observation is computed in JAX with th
 the manifest names, and an env whose observation version or size differs from the
 manifest's is refused. A model whose manifest names input ``features`` (``"af1"``:
 ActionNet) gets them computed in JAX from the observation
-(:func:`lost_cities.obs.actions.batched_action_features`); a feature block this agent
+(:func:`lost_cities.networks.features.batched_action_features`); a feature block this agent
 does not know is refused. ``agent.policy`` is the same model as a ``policy(env_state, rng)``
 (through ``jax.pure_callback``), so evaluation and tournaments accept an ``.onnx`` file
 like a checkpoint.
@@ -18,7 +18,7 @@ from jax.tree_util import Partial
 
 from lost_cities.agents.base import check_rng, matching_env, read_manifest
 from lost_cities.game.cards import N_ACTIONS
-from lost_cities.obs.actions import AF_VERSION, batched_action_features
+from lost_cities.networks.features import AF_VERSION, batched_action_features
 
 # Per manifest ``features``: the input names and the JAX function that computes them from obs.
 FEATURES = {None: ((), None), AF_VERSION: (("placement", "draw"), batched_action_features)}

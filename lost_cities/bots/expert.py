@@ -41,7 +41,7 @@ def expert_values(round_state, round_idx, lead):
 
     ``round_idx`` and ``lead`` (the mover's carried points minus the opponent's) are the
     match context of :func:`lost_cities.bots.context.round_and_match`. The action
-    features (lost_cities/obs/actions.py) call this on a state rebuilt from an observation.
+    features (lost_cities/networks/features.py) call this on a state rebuilt from an observation.
     """
     deck_left = N_CARDS - round_state.deck_ptr.astype(jnp.float32)
     turns_left = jnp.ceil(deck_left / 2.0)

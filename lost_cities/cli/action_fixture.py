@@ -3,7 +3,7 @@
 Plays games in JAX (match3 with observation v2, and single_round with v1), each move
 ``heuristic_expert``'s or the random bot's by a coin flip so that expeditions get built
 as a strong player builds them and odd positions occur too, and records at a spread of
-plies the mover's observation and what :func:`lost_cities.obs.actions.action_features`
+plies the mover's observation and what :func:`lost_cities.networks.features.action_features`
 computes from it under ``jit`` (as training and the ONNX agent run it): the placement
 rows, the draw rows, and the legal mask. The TypeScript port (web/src/actionFeatures.ts)
 must reproduce the rows from the observation alone. Arrays are the raw float32 / uint8
@@ -35,7 +35,7 @@ import numpy as np
 from lost_cities import bots
 from lost_cities.cli.parity_fixture import pack
 from lost_cities.envs import make as make_env
-from lost_cities.obs.actions import (
+from lost_cities.networks.features import (
     AF_VERSION,
     EXPERT_TOTAL,
     N_DRAW_FEATURES,

@@ -11,11 +11,11 @@ Writes the trained policy as an ONNX model plus a manifest JSON beside it (same 
   | ------------ | ------------ | -------------------------------------------------------------- |
   | ActorCritic  | (absent)     | none                                                           |
   | ActionNet    | ``"af1"``    | ``placement`` float32[N, 16, 28], ``draw`` float32[N, 96, 10]: |
-  |              |              | :func:`lost_cities.obs.actions.action_features` of ``obs``     |
+  |              |              | :func:`lost_cities.networks.features.action_features` of ``obs``     |
 
 - outputs ``probs`` float32[N, 96] (softmax over the legal actions, illegal exactly 0)
   and ``logits`` float32[N, 96] (the masked logits exactly as
-  :func:`lost_cities.ppo.network.masked_logits` computes them); opset 17, dynamic N.
+  :func:`lost_cities.networks.nets.masked_logits` computes them); opset 17, dynamic N.
 - the manifest's ``inputs`` maps every input name, in the model's order, to its shape;
   ``strength`` (optional) is one evaluation result the page shows (web/README.md).
 
@@ -41,12 +41,13 @@ from onnx import TensorProto, helper, numpy_helper
 
 from lost_cities import agents
 from lost_cities.game.cards import N_ACTIONS, N_DRAW_SOURCES
-from lost_cities.obs.actions import AF_VERSION, N_DRAW_FEATURES, N_PLACEMENT_FEATURES, N_PLACEMENTS
-from lost_cities.ppo.network import ILLEGAL_LOGIT
+from lost_cities.networks import current_target
+from lost_cities.networks.features import AF_VERSION, N_DRAW_FEATURES, N_PLACEMENT_FEATURES, N_PLACEMENTS
+from lost_cities.networks.nets import ILLEGAL_LOGIT
 from lost_cities.ppo.run_dir import GATES_FILE, read_metrics
 
-MLP_TARGET = "lost_cities.ppo.network.ActorCritic"
-ACTION_TARGET = "lost_cities.ppo.network.ActionNet"
+MLP_TARGET = "lost_cities.networks.nets.ActorCritic"
+ACTION_TARGET = "lost_cities.networks.nets.ActionNet"
 # Per network: the input features its model takes beside obs and mask (None: none), and
 # their shapes after the batch axis.
 FEATURES = {MLP_TARGET: None, ACTION_TARGET: AF_VERSION}
@@ -169,7 +170,7 @@ def shape_constant(graph, name, dims):
 
 def network_features(network_cfg):
     """The input features (``None`` or ``"af1"``) of a network config's exported model."""
-    target = network_cfg.get("_target_", MLP_TARGET)
+    target = current_target(network_cfg.get("_target_", MLP_TARGET))
     if target not in FEATURES:
         raise ValueError(f"no ONNX export for network {target}; supported: {sorted(FEATURES)}")
     return FEATURES[target]
@@ -236,7 +237,9 @@ def policy_graph(params, network_cfg, obs_dim):
             f"network.activation={activation!r} has no ONNX export; supported: {sorted(ACTIVATIONS)}"
         )
     graph = Graph()
-    raw = LOGITS[network_cfg.get("_target_", MLP_TARGET)](graph, params["params"], network_cfg)
+    raw = LOGITS[current_target(network_cfg.get("_target_", MLP_TARGET))](
+        graph, params["params"], network_cfg
+    )
     legal = graph.node("Greater", ["mask", graph.constant("half", 0.5)], "legal")
     illegal = graph.constant("illegal_logit", np.full((1, N_ACTIONS), ILLEGAL_LOGIT))
     graph.node("Where", [legal, raw, illegal], "logits")

@@ -24,7 +24,7 @@ from flax import struct
 
 from lost_cities.evaluation.duplicate import mover_actions, mover_capacity
 from lost_cities.game.sampling import uniform_legal_action
-from lost_cities.ppo.network import masked_logits
+from lost_cities.networks.nets import masked_logits
 from lost_cities.ppo.rollout import select
 from lost_cities.ppo.sgd import minibatch_epochs
 

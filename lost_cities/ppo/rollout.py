@@ -20,8 +20,8 @@ import jax.numpy as jnp
 from flax import struct
 
 from lost_cities.game.cards import MAX_STEPS, decode_action
+from lost_cities.networks.nets import masked_logits
 from lost_cities.ppo.episodes import EpisodeStats, FinishedEpisode
-from lost_cities.ppo.network import masked_logits
 from lost_cities.ppo.opponent.league import pool_logits
 
 MIN_LEARNER_DECISIONS_PER_ROUND = 22  # 44 deck draws per round, moves alternate

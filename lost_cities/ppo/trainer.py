@@ -13,9 +13,9 @@ import optax
 from flax import struct
 
 from lost_cities.envs import make as make_env
+from lost_cities.networks.nets import build_network, masked_logits
 from lost_cities.ppo.episodes import summarize
 from lost_cities.ppo.gae import per_seat_gae
-from lost_cities.ppo.network import build_network, masked_logits
 from lost_cities.ppo.opponent.league import init_pool, pool_metrics, refresh
 from lost_cities.ppo.rollout import Rollout
 from lost_cities.ppo.sgd import minibatch_epochs

@@ -18,7 +18,7 @@ import numpy as np
 
 from lost_cities.cli import action_fixture
 from lost_cities.cli.parity_fixture import FORMAT_VERSION, OBSERVATIONS, build_fixture
-from lost_cities.obs.actions import AF_VERSION, batched_action_features
+from lost_cities.networks.features import AF_VERSION, batched_action_features
 
 FIXTURE = Path(__file__).resolve().parents[2] / "web" / "tests" / "fixtures" / "parity.json"
 PACKED = {"masks"}

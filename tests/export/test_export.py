@@ -24,10 +24,10 @@ from lost_cities.agents.onnx import OnnxAgent
 from lost_cities.cli.train import checkpoint_meta
 from lost_cities.envs import make as make_env
 from lost_cities.export import OPSET, config_digest, export, policy_graph
-from lost_cities.obs.actions import batched_action_features
+from lost_cities.networks.features import batched_action_features
+from lost_cities.networks.nets import ILLEGAL_LOGIT, masked_logits
 from lost_cities.ppo import config as schema
 from lost_cities.ppo.checkpoint import Checkpoints
-from lost_cities.ppo.network import ILLEGAL_LOGIT, masked_logits
 from lost_cities.ppo.trainer import Trainer, TrainState
 
 GAMES, PLIES = 8, 200  # up to 1,600 positions of 3-round matches
@@ -206,7 +206,7 @@ def test_manifest(relu_run):
     assert manifest["n_actions"] == 96 and manifest["opset"] == OPSET
     assert "hand_slot * 12 + place_type * 6 + draw_source" in manifest["action_encoding"]
     assert manifest["network"] == {
-        "_target_": "lost_cities.ppo.network.ActorCritic",
+        "_target_": "lost_cities.networks.nets.ActorCritic",
         "hidden": [64, 32],
         "activation": "relu",
     }
@@ -331,7 +331,7 @@ def test_action_net_parity(activation, positions, expert_positions):
     on real positions of random and of expert play, its af1 rows computed in JAX."""
     trainer = make_trainer(activation, ACTION_NETWORK)
     params = init_params(trainer, 2)
-    network_cfg = {"_target_": "lost_cities.ppo.network.ActionNet", "hidden": [64, 32]}
+    network_cfg = {"_target_": "lost_cities.networks.nets.ActionNet", "hidden": [64, 32]}
     network_cfg.update(placement_hidden=[32, 16], activation=activation)
     model = policy_graph(params, network_cfg, trainer.env.obs_dim)
     session = ort.InferenceSession(model.SerializeToString())
@@ -375,7 +375,7 @@ def test_action_net_model_contract_and_manifest(action_run):
     manifest = json.loads(manifest_path.read_text())
     assert manifest["features"] == "af1"
     assert manifest["inputs"] == want
-    assert manifest["network"]["_target_"] == "lost_cities.ppo.network.ActionNet"
+    assert manifest["network"]["_target_"] == "lost_cities.networks.nets.ActionNet"
     # strength: the run's gates at the exported update (update 0), strongest anchor first
     assert manifest["strength"] == {
         "opponent": "heuristic_expert",

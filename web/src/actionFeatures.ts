@@ -1,5 +1,5 @@
 /**
- * Action features `af1`, a transcription of lost_cities/obs/actions.py (its layout tables
+ * Action features `af1`, a transcription of lost_cities/networks/features.py (its layout tables
  * hold the meaning of every column), including what they read: the mover's view of the
  * round rebuilt from the observation (`viewState`), the engine's legal mask on it, and
  * `heuristic_expert`'s scoring (lost_cities/bots/heuristic.py `action_values` with the

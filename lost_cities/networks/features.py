@@ -9,7 +9,7 @@ more than the mover: the observation is turned back into a round
 :class:`~lost_cities.game.engine.State` seen from the mover (seat 0 in it; the cards it
 has not seen in the deck; each pile as its top over the rest), on which the engine's
 legal mask and the expert's scoring run unchanged. Tests check both equal their values
-on the true state. ``lost_cities.ppo.network.ActionNet`` scores the actions from these
+on the true state. ``lost_cities.networks.nets.ActionNet`` scores the actions from these
 rows with weights shared across hand slots and draw sources; the web client computes
 the same rows (web/src/actionFeatures.ts) and feeds them to the exported network.
 

@@ -12,7 +12,7 @@ from lost_cities.bots import make
 from lost_cities.bots.context import round_and_match
 from lost_cities.bots.expert import expert_values
 from lost_cities.game.engine import legal_action_mask
-from lost_cities.obs.actions import (
+from lost_cities.networks.features import (
     EXPERT_TOTAL,
     N_DRAW_FEATURES,
     N_PLACEMENT_FEATURES,

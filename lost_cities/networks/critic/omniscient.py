@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import flax.linen as nn
 
-from lost_cities.ppo.network import MLP
+from lost_cities.networks.nets import MLP
 
 
 class OmniscientValueNet(nn.Module):

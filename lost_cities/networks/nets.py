@@ -3,7 +3,7 @@
 | option   | class         | policy                                                            |
 | -------- | ------------- | ----------------------------------------------------------------- |
 | ``mlp``  | ActorCritic   | an MLP trunk over the observation, one 96-way linear head         |
-| ``action`` | ActionNet   | per-action features (lost_cities/obs/actions.py) scored with      |
+| ``action`` | ActionNet   | per-action features (lost_cities/networks/features.py) scored with      |
 |          |               | weights shared across hand slots and draw sources                 |
 
 A network's ``input_features(obs)`` is what it reads beside the observation (nothing
@@ -20,7 +20,8 @@ import jax.numpy as jnp
 from omegaconf import OmegaConf
 
 from lost_cities.game.cards import N_ACTIONS, N_DRAW_SOURCES
-from lost_cities.obs.actions import N_DRAW_FEATURES, N_PLACEMENTS, batched_action_features
+from lost_cities.networks import current_target
+from lost_cities.networks.features import N_DRAW_FEATURES, N_PLACEMENTS, batched_action_features
 
 ACTIVATION = {"relu": nn.relu, "tanh": nn.tanh, "gelu": nn.gelu}
 ILLEGAL_LOGIT = -1e9  # finite, so that 0 * log p stays 0 in the entropy
@@ -129,6 +130,6 @@ def build_network(network_cfg, critic):
         for k, v in OmegaConf.to_container(network_cfg, resolve=True).items()
         if k != "_target_"
     }
-    return hydra.utils.get_class(network_cfg._target_)(
+    return hydra.utils.get_class(current_target(network_cfg._target_))(
         critic=critic.module(network_cfg.activation), **arguments
     )
