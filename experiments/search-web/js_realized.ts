@@ -1,8 +1,8 @@
 // What the page's search (web/src/search.ts) gains in play over the rest of a round, paired on
 // the true deck: realized.py's measure, for the TypeScript port, so that the port can be
 // compared with the Python search it copies (realized.py on the page's net with the preset
-// `belief`: +3.65 (0.75) points a round over 800 positions, experiments/search/README.md).
-//   cd web && npm ci && npx vite-node ../experiments/search/js_realized.ts [POSITIONS] [WORLDS]
+// `belief`: +3.65 (0.75) points a round over 800 positions, experiments/search-vs-net/README.md).
+//   cd web && npm ci && npx vite-node ../experiments/search-web/js_realized.ts [POSITIONS] [WORLDS]
 // From POSITIONS positions of the net's greedy self-play (every 5th ply, seeded deals, all
 // rounds), the seat to move plays the rest of the round twice against the net: once as the
 // net, once as the search (its worlds dealt by the net's belief). The per-position difference

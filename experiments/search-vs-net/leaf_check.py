@@ -1,7 +1,7 @@
 """How well a checkpoint's critic leaf (lost_cities/search/leaf.py) predicts the final match
-margin, against the margin so far as a predictor (experiments/search/README.md).
+margin, against the margin so far as a predictor (experiments/search-vs-net/README.md).
 
-    python experiments/search/leaf_check.py RUN_DIR [GAMES]
+    python experiments/search-vs-net/leaf_check.py RUN_DIR [GAMES]
 
 Positions: GAMES net-vs-net matches (the checkpoint for both seats), each cut after a
 uniform 0..119 plies; the truth: the final margin for the seat to move when the same

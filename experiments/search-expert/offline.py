@@ -1,9 +1,9 @@
-"""The offline study of experiments/search/README.md: how much a (worlds, candidates, gate,
+"""The offline study of experiments/search-expert/README.md: how much a (worlds, candidates, gate,
 inference) choice gains per decision, judged with the opponent's true hand.
 
-    python experiments/search/offline.py values POSITIONS WORLDS CANDIDATES OUT.npz [JUDGE]
-    python experiments/search/offline.py analyse OUT.npz
-    python experiments/search/offline.py check POSITIONS
+    python experiments/search-expert/offline.py values POSITIONS WORLDS CANDIDATES OUT.npz [JUDGE]
+    python experiments/search-expert/offline.py analyse OUT.npz
+    python experiments/search-expert/offline.py check POSITIONS
 
 ``values`` scores the expert's top CANDIDATES moves by expert rollouts at POSITIONS
 positions of expert-vs-expert matches, in three sets of worlds per position:
@@ -20,8 +20,8 @@ positions of expert-vs-expert matches, in three sets of worlds per position:
 ``analyse`` simulates searches that see W of the uniform (or inferred) worlds, choose by
 the gate, and are graded by the judge, for a grid of W, K and gates; and the judge's own
 best candidate (what knowing the opponent's hand would be worth). ``check`` grades the
-real search (the default preset on the expert) the same way, and by the true deck alone. Before session 9 the
-grade was the mean over held-out uniform worlds, which share the search's model of the
+real search (the default preset on the expert) the same way, and by the true deck alone. Before the
+judge, the grade was the mean over held-out uniform worlds, which share the search's model of the
 hidden cards, and in play the ranking it gave was wrong (see the README).
 """
 

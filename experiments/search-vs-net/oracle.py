@@ -1,8 +1,8 @@
 """The value of information to this search: the same search, told what no player may know.
 
-    python experiments/search/oracle.py REVEAL SCRIPT.py ARGS ...
+    python experiments/search-vs-net/oracle.py REVEAL SCRIPT.py ARGS ...
 
-runs ``experiments/search/SCRIPT.py ARGS`` (``realized.py`` or ``run.py``) with the search's
+runs ``experiments/search-vs-net/SCRIPT.py ARGS`` (``realized.py`` or ``run.py``) with the search's
 worlds drawn from more than the mover's information set:
 
 - ``REVEAL=hand``: the opponent's hand as it truly is; only the deck's order is dealt
@@ -11,8 +11,8 @@ worlds drawn from more than the mover's information set:
   posterior) can add to this one-step search: no belief knows the hand better.
 - ``REVEAL=all``: the true world itself, the deck's order and the later rounds included.
 
-Why it exists (session 21): sessions 6-20 measured every lever of the honest search on
-the page's net against the net, and none reached the issue's 0.65. These two ceilings say
+Why it exists: the experiments before it measured every lever of the honest search on
+the page's net against the net, and none reached the bar of 0.65. These two ceilings say
 how much of the gap a better belief could close at all (``hand``), and how much is the
 deck's luck that no honest search can know (``all``). This is a diagnostic; the package's
 search never reveals anything (tests/test_search.py's no-cheating tests).
@@ -46,7 +46,7 @@ REVEALS = {"hand": hand_revealed, "all": true_world}
 
 
 def run_script(script, args):
-    """Run ``experiments/search/SCRIPT ARGS`` in this process (after a diagnostic has replaced
+    """Run ``experiments/search-vs-net/SCRIPT ARGS`` in this process (after a diagnostic has replaced
     one of the search's functions)."""
     path = Path(__file__).resolve().parent / Path(script).name
     if not path.is_file():
@@ -56,7 +56,7 @@ def run_script(script, args):
 
 
 def run_with_worlds(worlds, script, args, tag):
-    """Run ``experiments/search/SCRIPT ARGS`` with the search's worlds drawn by
+    """Run ``experiments/search-vs-net/SCRIPT ARGS`` with the search's worlds drawn by
     ``worlds(rng, env_state)``, and put ``tag`` (what the search was told) in its row."""
     inference.determinize = worlds  # sample_worlds looks the name up when it is traced
     run_script(script, args)

@@ -1,6 +1,6 @@
 """How much does public play tell the mover about the opponent's hand?
 
-    python experiments/search/belief_probe.py [POSITIONS] > results/belief_probe.txt
+    python experiments/search-inference/belief_probe.py [POSITIONS] > results/belief_probe.txt
 
 At POSITIONS positions of expert-vs-expert matches (every 3rd ply, the true state), every
 card the mover has not seen (the deck and the opponent's unknown hand) is put in a class
@@ -11,7 +11,7 @@ odds by its class's ratio (renormalized to the hand size) is scored against the 
 one: the log-likelihood of the true hand (as independent per-card draws), in bits per
 position.
 
-Why (session 10): the search's judge (offline.py) says that knowing the opponent's hand
+Why: the search's judge (offline.py) says that knowing the opponent's hand
 would more than double what a search decision gains (1.91 against 0.83 points at 4
 candidates), and filtering worlds by the opponent's recent moves gained little. This
 measures whether a better model of the hand (a belief over worlds) has much to find.

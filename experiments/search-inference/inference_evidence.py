@@ -1,7 +1,7 @@
 """How much the opponent's recent moves say about its hand (lost_cities/search/inference.py,
-experiments/search/README.md, session 8).
+experiments/search-inference/README.md).
 
-    python experiments/search/inference_evidence.py [GAMES] [base=SPEC] [belief=FILE]
+    python experiments/search-inference/inference_evidence.py [GAMES] [base=SPEC] [belief=FILE]
 
 Positions: every 5th decision at least 17 plies into a round of GAMES matches of the base
 (``heuristic_expert`` unless ``base=`` names a bot, a checkpoint dir or an exported .onnx,
@@ -10,8 +10,8 @@ latest moves, the share of them the base (as the model) plays again in its rebui
 decisions: in 8 worlds kept from pools of 1 (uniform), 4 and 16 times as many, with
 ``belief=`` also in 8 worlds dealt by that learned belief (pool 1), and in the true state
 itself. The true state's share is below 1 only where a rewound deck draw put back the
-wrong card. Session 25 added the net and the belief: how much the moves still say that the
-belief does not know.
+wrong card. With a net and its belief: how much the moves still say that the belief does
+not know.
 """
 
 import sys

@@ -1,6 +1,6 @@
 """What a search gains in play over the rest of a round, paired on the true deck.
 
-    python experiments/search/realized.py POSITIONS OUT.json [preset=NAME] [base=SPEC]
+    python experiments/search-vs-net/realized.py POSITIONS OUT.json [preset=NAME] [base=SPEC]
         [round=3] [deck_left=N] [knob=v ...]
 
 From POSITIONS positions of base-vs-base matches (every 5th ply, the true state; the base
@@ -20,7 +20,7 @@ draw 1/2, a loss 0), for settings that play for the win rather than the points.
 ``deck_left=N`` takes only positions with at most N cards left in the deck (the round's
 end game, where the unseen cards are few and a rollout is short).
 
-Why it exists (session 9): the expert's advantage of the search's choice per decision
+Why it exists: the expert's advantage of the search's choice per decision
 (offline.py, graded with the opponent's true hand) sums over a round to about twice what
 the search realizes in play, so a per-decision study alone cannot rank search settings.
 """

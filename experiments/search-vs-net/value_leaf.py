@@ -1,7 +1,7 @@
 """A leaf value learned for the base net's own play, and the search with it.
 
-    python experiments/search/value_leaf.py train OUT.msgpack POSITIONS STEPS [base=SPEC]
-    python experiments/search/value_leaf.py use SCRIPT.py ARGS ... depth=N leaf=VALUE.msgpack
+    python experiments/search-vs-net/value_leaf.py train OUT.msgpack POSITIONS STEPS [base=SPEC]
+    python experiments/search-vs-net/value_leaf.py use SCRIPT.py ARGS ... depth=N leaf=VALUE.msgpack
 
 ``train`` fits an MLP (512, 512) from the privileged observation of a seat (the
 observation v2 plus the opponent's whole hand and the deck's composition, not its order)
@@ -10,14 +10,14 @@ base net's greedy self-play: POSITIONS positions of that play (every 3rd ply), e
 on to the round's end on its true deck (realized.py's ``rest_of_round``), from both seats'
 views. It prints the held-out mean squared error against the targets' variance.
 
-``use`` runs ``experiments/search/SCRIPT.py ARGS`` (realized.py or run.py) with the search's
+``use`` runs ``experiments/search-vs-net/SCRIPT.py ARGS`` (realized.py or run.py) with the search's
 ``leaf`` knob reading such a file: the points the seat has now plus the learned rest of the
 round.
 
-Why it exists (session 25): 98% of the variance of a search's paired gain over one world is
+Why it exists: 98% of the variance of a search's paired gain over one world is
 the deck's order (noise.py), so a leaf value that averages the order out of a rollout's
 tail would let fewer worlds judge as well as more. Measured, it does not (see
-experiments/search/README.md, session 25); the package's leaf remains a checkpoint's critic.
+experiments/search-vs-net/README.md); the package's leaf remains a checkpoint's critic.
 """
 
 import sys

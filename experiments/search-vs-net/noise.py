@@ -1,6 +1,6 @@
 """Where the noise of a search's paired gains comes from: the opponent's hand, or the deck's order.
 
-    python experiments/search/noise.py POSITIONS [base=SPEC] [preset=NAME] [hands=16] [decks=8]
+    python experiments/search-vs-net/noise.py POSITIONS [base=SPEC] [preset=NAME] [hands=16] [decks=8]
 
 On POSITIONS positions of the base net's self-play (realized.py's positions), the preset's
 candidates are rolled out as the search rolls them out, in ``hands`` worlds dealt as the
@@ -10,7 +10,7 @@ The paired gain of each challenger over the base move, world by world, is split 
 variance between the hands (of their means over the decks) and within a hand (over the
 deck's orders), and the challengers by whether they draw from the base move's source. The
 candidates are the base net's own (a preset's proposer, inference and end game are not
-applied). Why it exists (session 25): a search that is limited by noise gains from more
+applied). Why it exists: a search that is limited by noise gains from more
 worlds, or from anything that averages the deck's order out of a rollout (a leaf value);
 one limited by the hands its worlds deal does not.
 """

@@ -1,10 +1,10 @@
 """How often a search on a net leaves the net's move, by the net's confidence in that move.
 
-    python experiments/search/confidence.py POSITIONS [base=SPEC] [preset=NAME] [knob=v ...]
+    python experiments/search-vs-net/confidence.py POSITIONS [base=SPEC] [preset=NAME] [knob=v ...]
 
 On POSITIONS positions of the base net's self-play (every 5th ply, as realized.py draws them),
 the search's decision against the net's own (its argmax), grouped by the net's probability of
-its move. Why it exists (session 23): a search that skipped the positions where the net is
+its move. Why it exists: a search that skipped the positions where the net is
 sure would cost less only if it rarely leaves the net's move there.
 """
 

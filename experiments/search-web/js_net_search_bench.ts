@@ -1,7 +1,7 @@
 // What one decision of the page's search (web/src/search.ts) costs in the page's own stack
 // (TypeScript engine and features, onnxruntime-web on WebAssembly, one thread), for
 // web/README.md's "Search mode":
-//   cd web && npm ci && npx vite-node ../experiments/search/js_net_search_bench.ts [WORLDS] [CANDIDATES] [POSITIONS] [uniform]
+//   cd web && npm ci && npx vite-node ../experiments/search-web/js_net_search_bench.ts [WORLDS] [CANDIDATES] [POSITIONS] [uniform]
 // Positions: every 7th ply of the net's greedy self-play (seeded deals), all rounds. At each,
 // the search decides with WORLDS x CANDIDATES rollouts (default 32 x 4, the preset `belief`),
 // its worlds dealt by the net's belief unless `uniform` is given.

@@ -1,8 +1,8 @@
-"""One row of experiments/search/README.md: a search preset (plus knob overrides) on top of
+"""One row of the search experiments' tables: a search preset (plus knob overrides) on top of
 a base policy (default ``heuristic_expert``) against the same policy (or ``opponent``),
 duplicate match3 on deal bank v1.
 
-    python experiments/search/run.py DEALS OUT.json [base=SPEC] [opponent=SPEC] [preset=NAME]
+    python experiments/search-vs-net/run.py DEALS OUT.json [base=SPEC] [opponent=SPEC] [preset=NAME]
         [first_deal=N] [knob=value ...]
 
 The same as ``python -m lost_cities.evaluate agent=search[/NAME]:SPEC opponent=SPEC
