@@ -50,6 +50,11 @@ Draw rows ``[96, 10]`` (row = action id ``slot * 12 + place * 6 + draw``):
 | 7     | ``heuristic_expert``'s score of the draw / 10 (its ``-inf`` clipped to -10)    |
 | 8     | ``heuristic_expert``'s score of the whole action / 10 (the same clip)          |
 | 9     | the action is legal                                                            |
+
+The same columns as data: :data:`PLACEMENT_COLUMNS` and :data:`DRAW_COLUMNS` (name, offset,
+size of each column block, in order), which :func:`action_features` assembles its rows by
+and ``python tools/web_contract.py`` writes for the web client; what the rows read of the
+observation is named by the observations' layouts (``OBS_V1_LAYOUT``, ``OBS_V2_LAYOUT``).
 """
 
 import jax
@@ -71,14 +76,61 @@ from lost_cities.game.cards import (
     slot_rank,
 )
 from lost_cities.game.engine import LOC_EXPEDITION, LOC_HAND, LOC_KNOWN, LOC_PILE, State, legal_action_mask
-from lost_cities.obs.v1 import N_CARD_FEATURES, N_CHANNELS, OBS_DIM, pile_tops, scaled
-from lost_cities.obs.v2 import OBS_V2_DIM
+from lost_cities.obs.v1 import (
+    CHANNELS,
+    DECK_LEFT_INDEX,
+    N_CARD_FEATURES,
+    N_CHANNELS,
+    PLIES_INDEX,
+    assemble,
+    block,
+    layout,
+    layout_size,
+    pile_tops,
+    scaled,
+)
+from lost_cities.obs.v2 import MARGIN_SCALE, OBS_V2_DIM, OBS_V2_LAYOUT, ROUND_BLOCK
 
 AF_VERSION = "af1"
 N_PLACEMENTS = HAND_SIZE * N_PLACE_TYPES
-N_PLACEMENT_FEATURES = 28
-N_DRAW_FEATURES = 10
-EXPERT_TOTAL = 8  # draw row index of the expert's score of the whole action
+# What observation v2's reachable ranks give a placement row: both seats' 3 places.
+N_REACHABLE = 2 * block(OBS_V2_LAYOUT, "my_reachable").size // N_COLOURS
+# Placement row ``slot * 2 + place`` (the layout table above, one block per row group).
+PLACEMENT_COLUMNS = layout(
+    (
+        ("colour", N_COLOURS),  # one-hot
+        ("handshake", 1),
+        ("rank", 1),
+        ("my_expedition", 4),  # highest number / 10, started, handshakes / 3, cards / 12
+        ("opponent_expedition", 3),  # highest number / 10, started, handshakes / 3
+        ("live_me", 1),
+        ("live_opponent", 1),
+        ("rank_above_mine", 1),
+        ("hand_of_colour", 1),
+        ("reachable", N_REACHABLE),  # place-major, as observation v2 (0 for v1)
+        ("place_type", N_PLACE_TYPES),  # one-hot
+        ("expert_placement", 1),
+        ("legal", 1),
+    )
+)
+# Draw row ``action id`` (the layout table above).
+DRAW_COLUMNS = layout(
+    (
+        ("deck", 1),
+        ("same_colour", 1),
+        ("top_rank", 1),
+        ("top_handshake", 1),
+        ("top_live_me", 1),
+        ("top_live_opponent", 1),
+        ("deck_left", 1),
+        ("expert_draw", 1),
+        ("expert_total", 1),
+        ("legal", 1),
+    )
+)
+N_PLACEMENT_FEATURES = layout_size(PLACEMENT_COLUMNS)
+N_DRAW_FEATURES = layout_size(DRAW_COLUMNS)
+EXPERT_TOTAL = block(DRAW_COLUMNS, "expert_total").offset  # the expert's score of the whole action
 EXPERT_FLOOR = -100.0  # points; the expert scores pile draws it never makes -inf
 EXPERT_SCALE = np.float32(0.1)
 
@@ -86,11 +138,19 @@ _SLOTS = np.arange(N_SLOTS)
 _IS_NUMBER = _SLOTS >= N_HANDSHAKE_SLOTS
 _RANKS = np.where(_IS_NUMBER, slot_rank(_SLOTS), 0).astype(np.float32)
 _CARD_IDS = np.arange(N_CARDS)
-# Where observation v2 keeps what the features read (its layout table, lost_cities/obs/v2.py).
-_CARRY_V2, _CARRY_SCALE = 454, 75.0
-_ROUND_V2 = 464
-_REACHABLE_V2 = 482  # 30 values: me (hand, piles, unseen), the opponent (known hand, piles, unseen)
-_DECK_LEFT, _PLIES = OBS_DIM - 34, OBS_DIM - 32  # observation v1's scalars
+# The draw row's columns of its draw source (one value each: the deck's in _DECK_SOURCE), then
+# those of the whole action.
+_SOURCE_COLUMNS = tuple(b.name for b in DRAW_COLUMNS if b.stop <= block(DRAW_COLUMNS, "deck_left").offset)
+_ACTION_COLUMNS = tuple(b.name for b in DRAW_COLUMNS[len(_SOURCE_COLUMNS) :])
+assert all(b.size == 1 for b in DRAW_COLUMNS)
+_DECK_SOURCE = np.array([name == "deck" for name in _SOURCE_COLUMNS], np.float32)
+# Where observation v2 keeps what the features read (its layout, lost_cities/obs/v2.py).
+_CARRY_V2, _CARRY_SCALE = block(OBS_V2_LAYOUT, "carry_margin").offset, float(MARGIN_SCALE)
+_ROUND_V2 = ROUND_BLOCK.offset
+# N_REACHABLE * 5 values: me (hand, piles, unseen), then the opponent (known hand, piles, unseen).
+_REACHABLE_V2 = block(OBS_V2_LAYOUT, "my_reachable").offset
+assert block(OBS_V2_LAYOUT, "their_reachable").offset == block(OBS_V2_LAYOUT, "my_reachable").stop
+_DECK_LEFT, _PLIES = DECK_LEFT_INDEX, PLIES_INDEX  # observation v1's scalars
 LAST_ROUND = 2  # a lone round is played as the last round of a level match (bots/context.py)
 _BELOW_T = (_CARD_IDS[:, None] < _CARD_IDS[None, :]).astype(np.float32)  # [c', c]: c' has a lower id than c
 
@@ -113,9 +173,19 @@ def view_state(obs):
     tops, the unseen set and the deck pointer.
     """
     channels = obs[:N_CARD_FEATURES].reshape(N_CARDS, N_CHANNELS) > 0.5
-    mine, my_exp, opp_exp, top, below, known, _ = (channels[:, k] for k in range(N_CHANNELS))
+    channel = {name: channels[:, k] for k, name in enumerate(CHANNELS)}
+    mine, my_exp, opp_exp, top = (channel[name] for name in CHANNELS[:4])
     # Every card is in exactly one channel: its loc code is the sum over channels.
-    codes = np.array([LOC_HAND, LOC_EXPEDITION, LOC_EXPEDITION + 1, LOC_PILE + 1, LOC_PILE, LOC_KNOWN + 1, 0])
+    code_of = {
+        "my_hand": LOC_HAND,
+        "my_expedition": LOC_EXPEDITION,
+        "opponent_expedition": LOC_EXPEDITION + 1,
+        "pile_top": LOC_PILE + 1,
+        "pile_below": LOC_PILE,
+        "opponent_known": LOC_KNOWN + 1,
+        "unseen": 0,
+    }
+    codes = np.array([code_of[name] for name in CHANNELS])
     loc = jnp.sum(jnp.where(channels, codes[None, :], 0), axis=1).astype(jnp.int8)
     # Sorted hand: card c is slot (number of hand cards below c).
     # A matrix product, not a cumsum or a masked sum: both are quadratic loops on XLA:CPU,
@@ -150,7 +220,7 @@ def match_context(obs):
     """``(round_idx, carry lead)`` from observation v2; a v1 observation is a lone last round."""
     if obs.shape[-1] < OBS_V2_DIM:
         return jnp.int32(LAST_ROUND), jnp.float32(0.0)
-    round_idx = jnp.sum(obs[_ROUND_V2 : _ROUND_V2 + 3] * np.arange(3)).astype(jnp.int32)
+    round_idx = jnp.sum(obs[_ROUND_V2 : ROUND_BLOCK.stop] * np.arange(ROUND_BLOCK.size)).astype(jnp.int32)
     return round_idx, jnp.round(obs[_CARRY_V2] * _CARRY_SCALE)
 
 
@@ -185,35 +255,32 @@ def action_features(obs):
     live_opp = jnp.where(is_number, slot > card_opp_top, card_opp_top == 0)
     hand_per_colour = jnp.sum(onehot, axis=0)
     if obs.shape[-1] >= OBS_V2_DIM:
-        reach = obs[_REACHABLE_V2 : _REACHABLE_V2 + 30].reshape(6, N_COLOURS)
+        reach = obs[_REACHABLE_V2 : _REACHABLE_V2 + N_REACHABLE * N_COLOURS].reshape(N_REACHABLE, N_COLOURS)
         card_reach = jnp.sum(jnp.where(onehot[:, None, :], reach[None], 0.0), axis=2)  # [8, 6]
     else:
-        card_reach = jnp.zeros((HAND_SIZE, 6))
-    slot_features = jnp.concatenate(
-        [
-            f32(onehot),
-            f32(~is_number)[:, None],
-            scaled(rank, 10)[:, None],
-            jnp.stack(
-                [
-                    scaled(per_card(my_high), 10),
-                    f32(per_card(my_started)),
-                    scaled(per_card(my_hs), 3),
-                    scaled(per_card(my_count), 12),
-                    scaled(per_card(opp_high), 10),
-                    f32(per_card(opp_started)),
-                    scaled(per_card(opp_hs), 3),
-                    f32(live_me),
-                    f32(live_opp),
-                    jnp.where(is_number, scaled(rank - per_card(my_high), 10), 0.0),
-                    scaled(per_card(hand_per_colour), 8),
-                ],
-                axis=1,
-            ),
-            card_reach,
-        ],
-        axis=1,
-    )  # [8, 24]
+        card_reach = jnp.zeros((HAND_SIZE, N_REACHABLE))
+    slot_columns = {  # the placement row's columns of the slot's card
+        "colour": f32(onehot),
+        "handshake": f32(~is_number)[:, None],
+        "rank": scaled(rank, 10)[:, None],
+        "my_expedition": jnp.stack(
+            [
+                scaled(per_card(my_high), 10),
+                f32(per_card(my_started)),
+                scaled(per_card(my_hs), 3),
+                scaled(per_card(my_count), 12),
+            ],
+            axis=1,
+        ),
+        "opponent_expedition": jnp.stack(
+            [scaled(per_card(opp_high), 10), f32(per_card(opp_started)), scaled(per_card(opp_hs), 3)], axis=1
+        ),
+        "live_me": f32(live_me)[:, None],
+        "live_opponent": f32(live_opp)[:, None],
+        "rank_above_mine": jnp.where(is_number, scaled(rank - per_card(my_high), 10), 0.0)[:, None],
+        "hand_of_colour": scaled(per_card(hand_per_colour), 8)[:, None],
+        "reachable": card_reach,
+    }  # each [8, width]
 
     # Draw sources after each placement: the deck, then the pile tops of colours 0..4.
     pile_top = pile_tops(state).astype(jnp.int32)  # [5], -1 where empty
@@ -232,20 +299,17 @@ def action_features(obs):
     top_live_me = (pile_top >= 0) & jnp.where(top_number, top_slot > after_top, after_top == 0)
     top_live_opp = (pile_top >= 0) & jnp.where(top_number, top_slot > opp_top, opp_top == 0)
     same_colour = onehot[:, None, :] & jnp.ones((1, N_PLACE_TYPES, 1), bool)
-    pile_features = jnp.stack(
-        [
-            jnp.zeros((HAND_SIZE, N_PLACE_TYPES, N_COLOURS)),
-            f32(same_colour),
-            jnp.broadcast_to(scaled(top_rank, 10), (HAND_SIZE, N_PLACE_TYPES, N_COLOURS)),
-            jnp.broadcast_to(f32((pile_top >= 0) & ~top_number), (HAND_SIZE, N_PLACE_TYPES, N_COLOURS)),
-            f32(top_live_me),
-            jnp.broadcast_to(f32(top_live_opp), (HAND_SIZE, N_PLACE_TYPES, N_COLOURS)),
-        ],
-        axis=-1,
-    )  # [8, 2, 5, 6]
-    deck_features = jnp.broadcast_to(
-        jnp.array([1.0, 0, 0, 0, 0, 0], jnp.float32), (HAND_SIZE, N_PLACE_TYPES, 1, 6)
-    )
+    per_pile = lambda x: jnp.broadcast_to(x, (HAND_SIZE, N_PLACE_TYPES, N_COLOURS))  # noqa: E731
+    pile_columns = {  # each [8, 2, 5]: the draw row's source columns for the pile of each colour
+        "deck": jnp.zeros((HAND_SIZE, N_PLACE_TYPES, N_COLOURS)),
+        "same_colour": f32(same_colour),
+        "top_rank": per_pile(scaled(top_rank, 10)),
+        "top_handshake": per_pile(f32((pile_top >= 0) & ~top_number)),
+        "top_live_me": f32(top_live_me),
+        "top_live_opponent": per_pile(f32(top_live_opp)),
+    }
+    pile_features = jnp.stack([pile_columns[name] for name in _SOURCE_COLUMNS], axis=-1)  # [8, 2, 5, 6]
+    deck_features = jnp.broadcast_to(_DECK_SOURCE, (HAND_SIZE, N_PLACE_TYPES, 1, len(_SOURCE_COLUMNS)))
     draw_features = jnp.concatenate([deck_features, pile_features], axis=2)  # [8, 2, 6, 6]
 
     round_idx, lead = match_context(obs)
@@ -253,28 +317,26 @@ def action_features(obs):
     placement_score = total[:, :, 0]  # a deck draw adds nothing to the placement's score
     floor = lambda x: jnp.maximum(x, EXPERT_FLOOR) * EXPERT_SCALE  # noqa: E731
     legal = mask.reshape(HAND_SIZE, N_PLACE_TYPES, N_DRAW_SOURCES)
-    placement = jnp.concatenate(
-        [
-            jnp.broadcast_to(slot_features[:, None, :], (HAND_SIZE, N_PLACE_TYPES, 24)),
-            jnp.broadcast_to(jnp.eye(N_PLACE_TYPES)[None], (HAND_SIZE, N_PLACE_TYPES, 2)),
-            (placement_score * EXPERT_SCALE)[..., None],
-            f32(jnp.any(legal, axis=-1))[..., None],
-        ],
-        axis=-1,
-    ).reshape(N_PLACEMENTS, N_PLACEMENT_FEATURES)
+    per_place = lambda x: jnp.broadcast_to(x[:, None, :], (HAND_SIZE, N_PLACE_TYPES, x.shape[-1]))  # noqa: E731
+    placement_columns = {name: per_place(part) for name, part in slot_columns.items()}
+    placement_columns.update(
+        place_type=jnp.broadcast_to(jnp.eye(N_PLACE_TYPES)[None], (HAND_SIZE, N_PLACE_TYPES, N_PLACE_TYPES)),
+        expert_placement=(placement_score * EXPERT_SCALE)[..., None],
+        legal=f32(jnp.any(legal, axis=-1))[..., None],
+    )
+    placement = assemble(PLACEMENT_COLUMNS, placement_columns, axis=-1)
     deck_left = scaled(N_CARDS - state.deck_ptr.astype(jnp.int32), DECK_DRAWS)
     shape = (HAND_SIZE, N_PLACE_TYPES, N_DRAW_SOURCES)
+    action_columns = {  # each [8, 2, 6]
+        "deck_left": jnp.broadcast_to(deck_left, shape),
+        "expert_draw": floor(total - placement_score[..., None]),
+        "expert_total": floor(total),
+        "legal": f32(legal),
+    }
     draw = jnp.concatenate(
-        [
-            draw_features,
-            jnp.broadcast_to(deck_left, shape + (1,)),
-            floor(total - placement_score[..., None])[..., None],
-            floor(total)[..., None],
-            f32(legal)[..., None],
-        ],
-        axis=-1,
-    ).reshape(N_ACTIONS, N_DRAW_FEATURES)
-    return placement, draw
+        [draw_features] + [action_columns[name][..., None] for name in _ACTION_COLUMNS], axis=-1
+    )
+    return placement.reshape(N_PLACEMENTS, N_PLACEMENT_FEATURES), draw.reshape(N_ACTIONS, N_DRAW_FEATURES)
 
 
 def batched_action_features(obs):

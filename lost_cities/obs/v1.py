@@ -13,7 +13,13 @@
 |                      | cards / 12 (5 values each)                                 |
 | 438..452             | the opponent: the same 15 values                           |
 | 453                  | (my board score - opponent board score) / 780              |
+
+The same layout as data: :data:`OBS_V1_LAYOUT` (name, offset, size of each block, in
+order) and :data:`CHANNELS` (the card channels); :func:`observation` assembles its blocks
+by name from it, and ``python tools/web_contract.py`` writes it for the web client.
 """
+
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -31,11 +37,92 @@ from lost_cities.game.engine import (
     shaped,
 )
 
+
+class Block(NamedTuple):
+    """One block of a flat float layout: ``size`` values from index ``offset``."""
+
+    name: str
+    offset: int
+    size: int
+
+    @property
+    def stop(self):
+        return self.offset + self.size
+
+
+def layout(sizes, start=0):
+    """``tuple[Block, ...]``: consecutive blocks of ``sizes`` (``(name, size)`` pairs) from ``start``."""
+    blocks, offset = [], start
+    for name, size in sizes:
+        blocks.append(Block(name, offset, size))
+        offset += size
+    if len({block.name for block in blocks}) != len(blocks):
+        raise ValueError(f"a layout's block names must be distinct: {[block.name for block in blocks]}")
+    return tuple(blocks)
+
+
+def block(blocks, name):
+    """The :class:`Block` of ``blocks`` named ``name``."""
+    for candidate in blocks:
+        if candidate.name == name:
+            return candidate
+    raise KeyError(f"no block {name!r} in the layout {[b.name for b in blocks]}")
+
+
+def layout_size(blocks):
+    """The number of values a layout spans (its last block's stop)."""
+    return blocks[-1].stop
+
+
+def assemble(blocks, parts, axis=0):
+    """The concatenation along ``axis`` of ``parts[name]`` in ``blocks``' order, each part
+    checked (at trace time) to hold its block's ``size`` values along that axis.
+
+    The first block is joined to the concatenation of the others: XLA:CPU ran the batched
+    observations about 10% slower as one flat concatenation of their many small blocks."""
+    if blocks[0].offset != 0:
+        raise ValueError(f"a layout assembled into one array starts at 0, not {blocks[0].offset}")
+    missing = {block.name for block in blocks} ^ set(parts)
+    if missing:
+        raise ValueError(f"the parts and the layout differ in {sorted(missing)}")
+    for name, size in ((block.name, block.size) for block in blocks):
+        if parts[name].shape[axis] != size:
+            raise ValueError(f"block {name!r} holds {size} values, its part {parts[name].shape[axis]}")
+    first, rest = parts[blocks[0].name], [parts[block.name] for block in blocks[1:]]
+    return jnp.concatenate([first, jnp.concatenate(rest, axis=axis)] if rest else [first], axis=axis)
+
+
 OBS_VERSION = "v1"
-N_CHANNELS = 7
+# A card's channel from the observer's point of view (one-hot per card, ``card * 7 + ch``).
+CHANNELS = (
+    "my_hand",  # in my hand
+    "my_expedition",
+    "opponent_expedition",
+    "pile_top",  # the top of a discard pile
+    "pile_below",  # in a discard pile below its top
+    "opponent_known",  # in the opponent's hand, known to me (drawn from a pile)
+    "unseen",  # the deck or the opponent's unknown hand
+)
+N_CHANNELS = len(CHANNELS)
 N_CARD_FEATURES = N_CARDS * N_CHANNELS
-OBS_DIM = N_CARD_FEATURES + 34
+# Per seat: highest number / 10, handshakes / 3, cards / 12, per colour.
+EXPEDITION_SCALES = (("highest", 10), ("handshakes", 3), ("cards", 12))
+N_EXPEDITION_FEATURES = len(EXPEDITION_SCALES) * N_COLOURS
 SCORE_SCALE = 780.0
+OBS_V1_LAYOUT = layout(
+    (
+        ("cards", N_CARD_FEATURES),  # card * N_CHANNELS + channel
+        ("deck_left", 1),  # / DECK_DRAWS
+        ("opponent_unknown", 1),  # the opponent's hand cards unknown to me / HAND_SIZE
+        ("plies", 1),  # / MAX_STEPS
+        ("my_expeditions", N_EXPEDITION_FEATURES),
+        ("opponent_expeditions", N_EXPEDITION_FEATURES),
+        ("board_margin", 1),  # / SCORE_SCALE
+    )
+)
+OBS_DIM = layout_size(OBS_V1_LAYOUT)
+DECK_LEFT_INDEX = block(OBS_V1_LAYOUT, "deck_left").offset
+PLIES_INDEX = block(OBS_V1_LAYOUT, "plies").offset
 
 
 def reciprocal(divisor):
@@ -69,31 +156,27 @@ def card_channels(state, player):
     in_pile = loc >= LOC_PILE
     own_pile_size = jnp.repeat(state.pile_size, N_SLOTS, axis=0)
     is_top = loc == pile_top_code(own_pile_size)
-    return jnp.stack(
-        [
-            (loc == LOC_HAND + player) | (loc == LOC_KNOWN + player),
-            loc == LOC_EXPEDITION + player,
-            loc == LOC_EXPEDITION + opponent,
-            in_pile & is_top,
-            in_pile & ~is_top,
-            loc == LOC_KNOWN + opponent,
-            (loc < LOC_HAND) | (loc == LOC_HAND + opponent),
-        ],
-        axis=1,
-    )
+    channels = {
+        "my_hand": (loc == LOC_HAND + player) | (loc == LOC_KNOWN + player),
+        "my_expedition": loc == LOC_EXPEDITION + player,
+        "opponent_expedition": loc == LOC_EXPEDITION + opponent,
+        "pile_top": in_pile & is_top,
+        "pile_below": in_pile & ~is_top,
+        "opponent_known": loc == LOC_KNOWN + opponent,
+        "unseen": (loc < LOC_HAND) | (loc == LOC_HAND + opponent),
+    }
+    return jnp.stack([channels[name] for name in CHANNELS], axis=1)
 
 
 def expedition_features(state, seat):
-    """float32[15]: highest number / 10, handshakes / 3, cards / 12 per colour."""
+    """float32[15]: highest number / 10, handshakes / 3, cards / 12 per colour (``EXPEDITION_SCALES``)."""
     top = seat_view(state.exp_top, seat).astype(jnp.float32)
-    highest = jnp.where(top > 0, top - 1, 0.0)
-    return jnp.concatenate(
-        [
-            scaled(highest, 10),
-            scaled(seat_view(state.exp_handshakes, seat), 3),
-            scaled(seat_view(state.exp_count, seat), 12),
-        ]
-    )
+    values = {
+        "highest": jnp.where(top > 0, top - 1, 0.0),
+        "handshakes": seat_view(state.exp_handshakes, seat),
+        "cards": seat_view(state.exp_count, seat),
+    }
+    return jnp.concatenate([scaled(values[name], scale) for name, scale in EXPEDITION_SCALES])
 
 
 def observation(state, player):
@@ -103,22 +186,17 @@ def observation(state, player):
     unknown_opponent_cards = jnp.sum(state.loc == LOC_HAND + opponent, axis=0)
     boards = board_score(state)
     margin = seat_view(boards, player) - seat_view(boards, opponent)
-    scalars = jnp.concatenate(
-        [
-            jnp.stack(
-                [
-                    scaled(N_CARDS - state.deck_ptr.astype(jnp.float32), DECK_DRAWS),
-                    scaled(unknown_opponent_cards, HAND_SIZE),
-                    scaled(state.plies, MAX_STEPS),
-                ]
-            ),
-            expedition_features(state, player),
-            expedition_features(state, opponent),
-            scaled(margin, SCORE_SCALE)[None],
-        ]
-    )
     cards = card_channels(state, player).astype(jnp.float32)
-    return jnp.concatenate([cards.reshape((N_CARD_FEATURES,) + player.shape), scalars])
+    parts = {
+        "cards": cards.reshape((N_CARD_FEATURES,) + player.shape),
+        "deck_left": scaled(N_CARDS - state.deck_ptr.astype(jnp.float32), DECK_DRAWS)[None],
+        "opponent_unknown": scaled(unknown_opponent_cards, HAND_SIZE)[None],
+        "plies": scaled(state.plies, MAX_STEPS)[None],
+        "my_expeditions": expedition_features(state, player),
+        "opponent_expeditions": expedition_features(state, opponent),
+        "board_margin": scaled(margin, SCORE_SCALE)[None],
+    }
+    return assemble(OBS_V1_LAYOUT, parts)
 
 
 batched_obs = jax.jit(jax.vmap(observation))

@@ -33,6 +33,10 @@ reference and the web client.
 |           | number / 54, 5 values each for the cards known to be in their hand, in   |
 |           | the discard piles, unseen by me                                          |
 
+The same layout as data: :data:`OBS_V2_LAYOUT` (name, offset, size of each block, in
+order; the table's rows), which :func:`match_observation` assembles its blocks by, and
+``python tools/web_contract.py`` writes for the web client.
+
 The privileged v2 observation (critic only) appends ``lost_cities.obs.privileged.hidden_information``.
 """
 
@@ -52,19 +56,45 @@ from lost_cities.game.engine import (
 )
 from lost_cities.game.match import N_ROUNDS
 from lost_cities.obs.privileged import HIDDEN_DIM, hidden_information
-from lost_cities.obs.v1 import observation, reciprocal
+from lost_cities.obs.v1 import OBS_DIM, assemble, block, layout, layout_size, observation, reciprocal
 
 OBS_V2_VERSION = "v2"
-OBS_V2_DIM = 512
-PRIVILEGED_V2_DIM = OBS_V2_DIM + HIDDEN_DIM
 
-
-PER_MARGIN = reciprocal(75)
-PER_BOARD = reciprocal(50)
-PER_COLOUR_RANKS = reciprocal(54)  # 2 + 3 + ... + 10
-PER_ROUNDS_LEFT = reciprocal(2)
+MARGIN_SCALE = 75  # carry and projected match margins
+BOARD_SCALE = 50  # this round's board-score difference
+COLOUR_RANK_TOTAL = 54  # 2 + 3 + ... + 10: a colour's reachable ranks
+ROUNDS_LEFT_SCALE = N_ROUNDS - 1
+PER_MARGIN = reciprocal(MARGIN_SCALE)
+PER_BOARD = reciprocal(BOARD_SCALE)
+PER_COLOUR_RANKS = reciprocal(COLOUR_RANK_TOTAL)
+PER_ROUNDS_LEFT = reciprocal(ROUNDS_LEFT_SCALE)
 # A margin m (an integer) falls in bucket i when it exceeds exactly i of these.
 MARGIN_THRESHOLDS = np.array([-50, -25, -10, -0.5, 0.5, 9.5, 24.5, 49.5], np.float32)
+N_MARGIN_BUCKETS = len(MARGIN_THRESHOLDS) + 1
+# Reachable ranks: per seat, 3 places (me: hand, piles, unseen; the opponent: known hand,
+# piles, unseen) of one value per colour.
+N_REACHABLE_PLACES = 3
+OBS_V2_LAYOUT = layout(
+    (
+        ("v1", OBS_DIM),  # observation v1 of the current round
+        ("carry_margin", 1),
+        ("carry_bucket", N_MARGIN_BUCKETS),
+        ("round", N_ROUNDS),  # one-hot
+        ("rounds_left", 1),
+        ("my_turn", 1),
+        ("i_started", 1),
+        ("deck_clock", 1),
+        ("board_margin", 1),
+        ("projected_margin", 1),
+        ("projected_bucket", N_MARGIN_BUCKETS),
+        ("my_reachable", N_REACHABLE_PLACES * N_COLOURS),  # place-major: place * 5 + colour
+        ("their_reachable", N_REACHABLE_PLACES * N_COLOURS),
+    )
+)
+OBS_V2_DIM = layout_size(OBS_V2_LAYOUT)
+PRIVILEGED_V2_DIM = OBS_V2_DIM + HIDDEN_DIM
+CARRY_INDEX = block(OBS_V2_LAYOUT, "carry_margin").offset
+ROUND_BLOCK = block(OBS_V2_LAYOUT, "round")
 
 _SLOTS = np.tile(np.arange(N_SLOTS, dtype=np.int8), N_COLOURS)
 _RANKS = np.asarray(slot_rank(_SLOTS), np.float32)
@@ -147,27 +177,22 @@ def match_observation(ms, player):
     mine = unpack(packed[0], (MY_HAND, PILES, UNSEEN))
     theirs = unpack(packed[1], (THEIR_HAND, PILES, UNSEEN))
     rounds = shaped(np.arange(N_ROUNDS), (N_ROUNDS,), ms.round_idx)
-    match_features = jnp.concatenate(
-        [
-            (carry_margin * PER_MARGIN)[None],
-            margin_buckets(carry_margin),
-            (rounds == ms.round_idx).astype(jnp.float32),
-            jnp.stack(
-                [
-                    (N_ROUNDS - 1 - ms.round_idx).astype(jnp.float32) * PER_ROUNDS_LEFT,
-                    my_turn.astype(jnp.float32),
-                    (ms.starter == player).astype(jnp.float32),
-                    draws_last.astype(jnp.float32),
-                    board_margin * PER_BOARD,
-                    projected * PER_MARGIN,
-                ]
-            ),
-            margin_buckets(projected),
-            mine * PER_COLOUR_RANKS,
-            theirs * PER_COLOUR_RANKS,
-        ]
-    )
-    return jnp.concatenate([observation(state, player), match_features])
+    parts = {
+        "v1": observation(state, player),
+        "carry_margin": (carry_margin * PER_MARGIN)[None],
+        "carry_bucket": margin_buckets(carry_margin),
+        "round": (rounds == ms.round_idx).astype(jnp.float32),
+        "rounds_left": ((N_ROUNDS - 1 - ms.round_idx).astype(jnp.float32) * PER_ROUNDS_LEFT)[None],
+        "my_turn": my_turn.astype(jnp.float32)[None],
+        "i_started": (ms.starter == player).astype(jnp.float32)[None],
+        "deck_clock": draws_last.astype(jnp.float32)[None],
+        "board_margin": (board_margin * PER_BOARD)[None],
+        "projected_margin": (projected * PER_MARGIN)[None],
+        "projected_bucket": margin_buckets(projected),
+        "my_reachable": mine * PER_COLOUR_RANKS,
+        "their_reachable": theirs * PER_COLOUR_RANKS,
+    }
+    return assemble(OBS_V2_LAYOUT, parts)
 
 
 def privileged_match_observation(ms, player):
