@@ -1,6 +1,7 @@
 /**
  * Action features `af1`, a transcription of lost_cities/networks/features.py (its layout tables
- * hold the meaning of every column), including what they read: the mover's view of the
+ * hold the meaning of every column; the columns' offsets, what they read of the observation and
+ * the expert's style come from the generated contract, contract.ts), including what they read: the mover's view of the
  * round rebuilt from the observation (`viewState`), the engine's legal mask on it, and
  * `heuristic_expert`'s scoring (lost_cities/bots/heuristic.py `action_values` with the
  * EXPERT style, shifted by lost_cities/bots/expert.py `expert_values`).
@@ -11,42 +12,74 @@
  * checked against a Python-generated fixture (tests/actionFeatures.test.ts).
  */
 import { DECK_DRAWS, HAND_SIZE, MAX_STEPS, N_ACTIONS, N_CARDS, N_COLOURS, N_DRAW_SOURCES, N_HANDSHAKE_SLOTS, N_PLACE_TYPES, N_SLOTS } from './cards';
-import { N_CHANNELS, OBS_V1_DIM, scaled } from './observation';
-import { OBS_V2_DIM } from './matchObservation';
+import { CONTRACT, layoutOffsets } from './contract';
+import { CHANNEL, N_CHANNELS, V1_AT, scaled } from './observation';
+import { OBS_V2_DIM, V2_AT } from './matchObservation';
+import { N_ROUNDS } from './match';
 
+const AF1 = CONTRACT.features.af1;
 export const AF_VERSION = 'af1';
-export const N_PLACEMENTS = HAND_SIZE * N_PLACE_TYPES; // 16
-export const N_PLACEMENT_FEATURES = 28;
-export const N_DRAW_FEATURES = 10;
-export const EXPERT_TOTAL = 8; // draw row index of the expert's score of the whole action
+export const N_PLACEMENTS = AF1.placement.rows; // 16: row hand slot * N_PLACE_TYPES + place type
+export const N_PLACEMENT_FEATURES = AF1.placement.width; // 28
+export const N_DRAW_FEATURES = AF1.draw.width; // 10
+const REACHABLE_PLACES = CONTRACT.observations.v2.reachable_places; // 3 per seat
+const N_REACHABLE = 2 * REACHABLE_PLACES; // both seats'
+/** Where each column of a placement row lies (the contract's, lost_cities/networks/features.py PLACEMENT_COLUMNS). */
+export const PLACEMENT_AT = layoutOffsets('af1 placement rows', AF1.placement.columns, {
+  colour: N_COLOURS,
+  handshake: 1,
+  rank: 1,
+  my_expedition: 4,
+  opponent_expedition: 3,
+  live_me: 1,
+  live_opponent: 1,
+  rank_above_mine: 1,
+  hand_of_colour: 1,
+  reachable: N_REACHABLE,
+  place_type: N_PLACE_TYPES,
+  expert_placement: 1,
+  legal: 1,
+});
+/** Where each column of a draw row lies (DRAW_COLUMNS). */
+export const DRAW_AT = layoutOffsets('af1 draw rows', AF1.draw.columns, {
+  deck: 1,
+  same_colour: 1,
+  top_rank: 1,
+  top_handshake: 1,
+  top_live_me: 1,
+  top_live_opponent: 1,
+  deck_left: 1,
+  expert_draw: 1,
+  expert_total: 1,
+  legal: 1,
+});
+export const EXPERT_TOTAL = DRAW_AT.expert_total; // draw row index of the expert's score of the whole action
 
 const f = Math.fround;
 const over = (x: number, divisor: number): number => f(x * f(1 / divisor)); // XLA's x / c under jit
-const DECK_LEFT_INDEX = OBS_V1_DIM - 34;
-const PLIES_INDEX = OBS_V1_DIM - 32;
-const CARRY_V2 = 454;
-const CARRY_SCALE = 75;
-const ROUND_V2 = 464;
-const REACHABLE_V2 = 482;
-const LAST_ROUND = 2;
-const EXPERT_FLOOR = -100;
-const EXPERT_SCALE = f(0.1);
+const CARRY_SCALE = CONTRACT.observations.v2.scales.margin;
+const LAST_ROUND = AF1.last_round;
+const EXPERT_FLOOR = AF1.expert_floor;
+const EXPERT_SCALE = f(AF1.expert_scale);
 
-// The expert's style (bots/expert.py EXPERT: bots/heuristic.py BALANCED with its overrides).
+// The expert's style (bots/expert.py EXPERT: bots/heuristic.py BALANCED with its overrides), from the contract.
+const STYLE = AF1.expert.style;
 const EXPERT = {
-  openThreshold: 6,
-  handshakeThreshold: 16,
-  unseenShare: f(0.4),
-  playBonus: 3,
-  keepFloor: f(0.3),
-  dangerWeight: 1,
-  pileDrawCost: 3,
+  openThreshold: f(STYLE.open_threshold),
+  handshakeThreshold: f(STYLE.handshake_threshold),
+  unseenShare: f(STYLE.unseen_share),
+  playBonus: f(STYLE.play_bonus),
+  keepFloor: f(STYLE.keep_floor),
+  dangerWeight: f(STYLE.danger_weight),
+  pileDrawCost: f(STYLE.pile_draw_cost),
 };
-const EXPEDITION_COST = 20;
-const GIFT_TO_EMPTY_EXPEDITION = 0.25;
-const HANDSHAKE_WORTH = 5;
-const TURNS_FOR_FULL_HAND = 5;
-const LEAD_SHIFT_PER_ROUND = [0, 0, f(0.05)];
+// This port scores pile draws as the expert does: only those that extend an expedition.
+if (!STYLE.extend_draws_only) throw new Error('af1: the contract\'s expert rates every pile draw; this client computes extend_draws_only');
+const EXPEDITION_COST = AF1.expert.expedition_cost;
+const GIFT_TO_EMPTY_EXPEDITION = f(AF1.expert.gift_to_empty_expedition);
+const HANDSHAKE_WORTH = AF1.expert.handshake_worth;
+const TURNS_FOR_FULL_HAND = AF1.expert.turns_for_full_hand;
+const LEAD_SHIFT_PER_ROUND = AF1.expert.lead_shift_per_round.map(f);
 
 /** Face value of a slot (0 for a handshake slot), cards.py `slot_rank`. */
 const slotRank = (slot: number): number => (slot >= N_HANDSHAKE_SLOTS ? slot - 1 : 0);
@@ -72,7 +105,7 @@ export interface ViewState {
 }
 
 export function viewState(obs: ArrayLike<number>): ViewState {
-  const channel = (card: number, k: number) => obs[card * N_CHANNELS + k] > 0.5;
+  const channel = (card: number, k: number) => obs[V1_AT.cards + card * N_CHANNELS + k] > 0.5;
   const hand: number[] = [];
   const unseen: boolean[] = [];
   const pileTop = new Array<number>(N_COLOURS).fill(-1);
@@ -82,12 +115,12 @@ export function viewState(obs: ArrayLike<number>): ViewState {
   for (let card = 0; card < N_CARDS; card++) {
     const colour = Math.floor(card / N_SLOTS);
     const slot = card % N_SLOTS;
-    if (channel(card, 0) && hand.length < HAND_SIZE) hand.push(card);
-    unseen.push(channel(card, 6));
-    if (channel(card, 3)) pileTop[colour] = card; // one top per colour: the sum of ids + 1, minus 1
+    if (channel(card, CHANNEL.myHand) && hand.length < HAND_SIZE) hand.push(card);
+    unseen.push(channel(card, CHANNEL.unseen));
+    if (channel(card, CHANNEL.pileTop)) pileTop[colour] = card; // one top per colour: the sum of ids + 1, minus 1
     for (const [k, top, sum, hs, count] of [
-      [1, myTop, mySum, myHs, myCount],
-      [2, oppTop, oppSum, oppHs, oppCount],
+      [CHANNEL.myExpedition, myTop, mySum, myHs, myCount],
+      [CHANNEL.opponentExpedition, oppTop, oppSum, oppHs, oppCount],
     ] as const) {
       if (!channel(card, k)) continue;
       count[colour] += 1;
@@ -100,7 +133,7 @@ export function viewState(obs: ArrayLike<number>): ViewState {
     }
   }
   while (hand.length < HAND_SIZE) hand.push(0);
-  const deckLeft = roundHalfEven(f(obs[DECK_LEFT_INDEX] * DECK_DRAWS));
+  const deckLeft = roundHalfEven(f(obs[V1_AT.deck_left] * DECK_DRAWS));
   return {
     hand,
     unseen,
@@ -110,7 +143,7 @@ export function viewState(obs: ArrayLike<number>): ViewState {
     expHandshakes: [myHs, oppHs],
     expCount: [myCount, oppCount],
     deckPtr: N_CARDS - deckLeft,
-    plies: roundHalfEven(f(obs[PLIES_INDEX] * MAX_STEPS)),
+    plies: roundHalfEven(f(obs[V1_AT.plies] * MAX_STEPS)),
   };
 }
 
@@ -118,8 +151,8 @@ export function viewState(obs: ArrayLike<number>): ViewState {
 export function matchContext(obs: ArrayLike<number>): [number, number] {
   if (obs.length < OBS_V2_DIM) return [LAST_ROUND, 0];
   let roundIdx = 0;
-  for (let r = 0; r < 3; r++) roundIdx = f(roundIdx + f(obs[ROUND_V2 + r] * r));
-  return [Math.trunc(roundIdx), roundHalfEven(f(obs[CARRY_V2] * CARRY_SCALE))];
+  for (let r = 0; r < N_ROUNDS; r++) roundIdx = f(roundIdx + f(obs[V2_AT.round + r] * r));
+  return [Math.trunc(roundIdx), roundHalfEven(f(obs[V2_AT.carry_margin] * CARRY_SCALE))];
 }
 
 const actionId = (slot: number, place: number, draw: number) => (slot * N_PLACE_TYPES + place) * N_DRAW_SOURCES + draw;
@@ -272,8 +305,8 @@ export function actionValues(view: ViewState, openShift: number, handWeight: num
 }
 
 export interface ActionFeatures {
-  placement: Float32Array; // [16, 28], row slot * 2 + place
-  draw: Float32Array; // [96, 10], row = action id
+  placement: Float32Array; // [16, 28], row slot * 2 + place, columns at PLACEMENT_AT
+  draw: Float32Array; // [96, 10], row = action id, columns at DRAW_AT
   mask: boolean[]; // the legal mask of the view (the engine's, for the mover)
 }
 
@@ -301,34 +334,37 @@ export function actionFeatures(obs: ArrayLike<number>): ActionFeatures {
     const oppTop = view.expTop[1][colour];
     const liveMe = isNumber ? slot > myTop : myTop === 0;
     const liveOpp = isNumber ? slot > oppTop : oppTop === 0;
-    const reach = Array.from({ length: 6 }, (_, k) => (v2 ? obs[REACHABLE_V2 + k * N_COLOURS + colour] : 0));
-    const slotRow = [
-      ...Array.from({ length: N_COLOURS }, (_, c) => (c === colour ? 1 : 0)),
-      isNumber ? 0 : 1,
-      scaled(rank, 10),
-      scaled(high(myTop), 10),
-      view.expCount[0][colour] > 0 ? 1 : 0,
-      scaled(view.expHandshakes[0][colour], 3),
-      scaled(view.expCount[0][colour], 12),
-      scaled(high(oppTop), 10),
-      view.expCount[1][colour] > 0 ? 1 : 0,
-      scaled(view.expHandshakes[1][colour], 3),
-      liveMe ? 1 : 0,
-      liveOpp ? 1 : 0,
-      isNumber ? scaled(rank - high(myTop), 10) : 0,
-      scaled(handPerColour[colour], 8),
-      ...reach,
-    ];
+    const mySide = [scaled(high(myTop), 10), view.expCount[0][colour] > 0 ? 1 : 0, scaled(view.expHandshakes[0][colour], 3), scaled(view.expCount[0][colour], 12)];
+    const oppSide = [scaled(high(oppTop), 10), view.expCount[1][colour] > 0 ? 1 : 0, scaled(view.expHandshakes[1][colour], 3)];
+    // observation v2's reachable ranks of the colour: me (hand, piles, unseen), then the opponent (known hand, piles, unseen)
+    const places = REACHABLE_PLACES;
+    const reach = Array.from({ length: 2 * places }, (_, k) =>
+      v2 ? obs[(k < places ? V2_AT.my_reachable : V2_AT.their_reachable) + (k % places) * N_COLOURS + colour] : 0,
+    );
     for (let p = 0; p < N_PLACE_TYPES; p++) {
-      const row = i * N_PLACE_TYPES + p;
+      const at = (i * N_PLACE_TYPES + p) * N_PLACEMENT_FEATURES;
       const score = total[actionId(i, p, 0)];
       let anyLegal = false;
       for (let d = 0; d < N_DRAW_SOURCES; d++) anyLegal ||= mask[actionId(i, p, d)];
-      placement.set([...slotRow, p === 0 ? 1 : 0, p === 1 ? 1 : 0, f(score * EXPERT_SCALE), anyLegal ? 1 : 0], row * N_PLACEMENT_FEATURES);
+      placement[at + PLACEMENT_AT.colour + colour] = 1;
+      placement[at + PLACEMENT_AT.handshake] = isNumber ? 0 : 1;
+      placement[at + PLACEMENT_AT.rank] = scaled(rank, 10);
+      placement.set(mySide, at + PLACEMENT_AT.my_expedition);
+      placement.set(oppSide, at + PLACEMENT_AT.opponent_expedition);
+      placement[at + PLACEMENT_AT.live_me] = liveMe ? 1 : 0;
+      placement[at + PLACEMENT_AT.live_opponent] = liveOpp ? 1 : 0;
+      placement[at + PLACEMENT_AT.rank_above_mine] = isNumber ? scaled(rank - high(myTop), 10) : 0;
+      placement[at + PLACEMENT_AT.hand_of_colour] = scaled(handPerColour[colour], 8);
+      placement.set(reach, at + PLACEMENT_AT.reachable);
+      placement[at + PLACEMENT_AT.place_type + p] = 1;
+      placement[at + PLACEMENT_AT.expert_placement] = f(score * EXPERT_SCALE);
+      placement[at + PLACEMENT_AT.legal] = anyLegal ? 1 : 0;
       for (let d = 0; d < N_DRAW_SOURCES; d++) {
         const action = actionId(i, p, d);
-        let pile = [1, 0, 0, 0, 0, 0];
-        if (d > 0) {
+        const row = action * N_DRAW_FEATURES;
+        if (d === 0) {
+          draw[row + DRAW_AT.deck] = 1;
+        } else {
           const c = d - 1;
           const top = view.pileTop[c];
           const topSlot = mod(top, N_SLOTS);
@@ -337,19 +373,16 @@ export function actionFeatures(obs: ArrayLike<number>): ActionFeatures {
           const myTopC = view.expTop[0][c];
           const afterTop = p === 0 && colour === c && isNumber ? Math.max(myTopC, slot) : myTopC;
           const oppTopC = view.expTop[1][c];
-          pile = [
-            0,
-            colour === c ? 1 : 0,
-            scaled(topRank, 10),
-            top >= 0 && !topNumber ? 1 : 0,
-            top >= 0 && (topNumber ? topSlot > afterTop : afterTop === 0) ? 1 : 0,
-            top >= 0 && (topNumber ? topSlot > oppTopC : oppTopC === 0) ? 1 : 0,
-          ];
+          draw[row + DRAW_AT.same_colour] = colour === c ? 1 : 0;
+          draw[row + DRAW_AT.top_rank] = scaled(topRank, 10);
+          draw[row + DRAW_AT.top_handshake] = top >= 0 && !topNumber ? 1 : 0;
+          draw[row + DRAW_AT.top_live_me] = top >= 0 && (topNumber ? topSlot > afterTop : afterTop === 0) ? 1 : 0;
+          draw[row + DRAW_AT.top_live_opponent] = top >= 0 && (topNumber ? topSlot > oppTopC : oppTopC === 0) ? 1 : 0;
         }
-        draw.set(
-          [...pile, deckLeft, floor(f(total[action] - score)), floor(total[action]), mask[action] ? 1 : 0],
-          action * N_DRAW_FEATURES,
-        );
+        draw[row + DRAW_AT.deck_left] = deckLeft;
+        draw[row + DRAW_AT.expert_draw] = floor(f(total[action] - score));
+        draw[row + DRAW_AT.expert_total] = floor(total[action]);
+        draw[row + DRAW_AT.legal] = mask[action] ? 1 : 0;
       }
     }
   });

@@ -1,20 +1,22 @@
-/** Card and action encodings (SPEC §4), identical to lost_cities/game/cards.py. */
+/** Card and action encodings (SPEC §4), lost_cities/game/cards.py's: read from the generated contract (contract.ts). */
+import { CONTRACT } from './contract';
 
-export const N_COLOURS = 5;
-export const N_SLOTS = 12; // per colour: slots 0..2 handshakes, slots 3..11 numbers 2..10
-export const N_CARDS = N_COLOURS * N_SLOTS;
-export const N_HANDSHAKE_SLOTS = 3;
-export const HAND_SIZE = 8;
-export const DEALT = 2 * HAND_SIZE; // deck positions 0..7 go to seat 0, 8..15 to seat 1
-export const DECK_DRAWS = N_CARDS - DEALT;
-export const MAX_STEPS = 400;
-export const N_PLACE_TYPES = 2; // 0 play on my expedition, 1 discard
-export const N_DRAW_SOURCES = 1 + N_COLOURS; // 0 deck, 1..5 the discard pile of colour 0..4
-export const N_ACTIONS = HAND_SIZE * N_PLACE_TYPES * N_DRAW_SOURCES; // 96
+const { cards, actions } = CONTRACT;
+export const N_COLOURS = cards.n_colours; // 5
+export const N_SLOTS = cards.n_slots; // 12 per colour: slots 0..2 handshakes, slots 3..11 numbers 2..10
+export const N_CARDS = cards.n_cards; // 60
+export const N_HANDSHAKE_SLOTS = cards.n_handshake_slots; // 3
+export const HAND_SIZE = cards.hand_size; // 8
+export const DEALT = cards.dealt; // 16: deck positions 0..7 go to seat 0, 8..15 to seat 1
+export const DECK_DRAWS = cards.deck_draws; // 44
+export const MAX_STEPS = cards.max_steps; // 400
+export const N_PLACE_TYPES = actions.n_place_types; // 2: 0 play on my expedition, 1 discard
+export const N_DRAW_SOURCES = actions.n_draw_sources; // 6: 0 deck, 1..5 the discard pile of colour 0..4
+export const N_ACTIONS = actions.n_actions; // 96: (hand slot * N_PLACE_TYPES + place type) * N_DRAW_SOURCES + draw source
 
-export const PLAY = 0;
-export const DISCARD = 1;
-export const DECK = 0;
+export const PLAY = actions.play;
+export const DISCARD = actions.discard;
+export const DECK = actions.deck;
 
 export const cardColour = (card: number): number => Math.floor(card / N_SLOTS);
 export const cardSlot = (card: number): number => card % N_SLOTS;

@@ -12,22 +12,25 @@ import {
   N_ACTIONS,
   N_CARDS,
   N_COLOURS,
+  N_SLOTS,
   PLAY,
   cardColour,
   cardSlot,
   decodeAction,
   isNumber,
 } from './cards';
+import { CONTRACT } from './contract';
 
-export const LOC_HAND = 64; // + seat: in the seat's hand, unknown to the other seat
-export const LOC_KNOWN = 66; // + seat: drawn from a discard pile, so known to the other seat
-export const LOC_EXPEDITION = 68; // + seat
-export const LOC_PILE = 70;
+// engine.py's codes, from the generated contract (contract.ts).
+export const LOC_HAND = CONTRACT.engine.loc_hand; // 64 + seat: in the seat's hand, unknown to the other seat
+export const LOC_KNOWN = CONTRACT.engine.loc_known; // 66 + seat: drawn from a discard pile, so known to the other seat
+export const LOC_EXPEDITION = CONTRACT.engine.loc_expedition; // 68 + seat
+export const LOC_PILE = CONTRACT.engine.loc_pile; // 70 (this client keeps piles as lists: every pile card has this code)
 
 export type PerSeat<T> = [T, T];
 
-export const MOVE_HISTORY = 16; // the round's latest moves a state keeps (8 of each seat), as engine.py's State
-export const NO_MOVE = -1;
+export const MOVE_HISTORY = CONTRACT.engine.move_history; // 16: the round's latest moves a state keeps (8 of each seat)
+export const NO_MOVE = CONTRACT.engine.no_move; // -1
 
 export interface RoundState {
   deckOrder: number[]; // the 60 card ids in deck order
@@ -171,7 +174,7 @@ export function step(state: RoundState, action: number): StepResult<RoundState> 
 /** The cards on a seat's expedition of one colour, in the order they were played. */
 export function expeditionCards(state: RoundState, seat: number, colour: number): number[] {
   const cards: number[] = [];
-  for (let card = colour * 12; card < colour * 12 + 12; card++) {
+  for (let card = colour * N_SLOTS; card < (colour + 1) * N_SLOTS; card++) {
     // Handshakes (low slots) must precede numbers, and numbers increase: id order is play order.
     if (state.loc[card] === LOC_EXPEDITION + seat) cards.push(card);
   }

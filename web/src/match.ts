@@ -3,9 +3,10 @@
  * round 1 is started by `coins[0]`, rounds 2 and 3 by the seat with more cumulative
  * points, on an exact tie by `coins[r]`.
  */
+import { CONTRACT } from './contract';
 import { type PerSeat, type RoundState, type StepResult, boardScore, resetFromOrder, step } from './engine';
 
-export const N_ROUNDS = 3;
+export const N_ROUNDS = CONTRACT.match.n_rounds; // 3
 
 export interface MatchState {
   deckOrders: number[][]; // [3][60]
