@@ -1,7 +1,9 @@
 /**
  * The determinized search on top of the page's net, a port of lost_cities/search/agent.py
- * with the preset `belief`'s knobs (conf/search/belief.yaml): the strongest player the
- * Python package has measured (experiments/search/README.md).
+ * with the preset `belief`'s knobs (conf/search/belief.yaml, read from the generated contract:
+ * contract.ts): the strongest player the Python package has measured. A Python fixture
+ * (tests/fixtures/search.json, tools/search_fixture.py) holds its decisions to the Python
+ * search's on the same worlds.
  *
  * Per decision, for the seat to move:
  * 1. the net's move b and its logits give the candidates: b and the next best
@@ -20,6 +22,7 @@
  */
 import type { Random } from './deal';
 import { N_ACTIONS } from './cards';
+import { CONTRACT } from './contract';
 import { type RoundState, boardScore, legalMask, step } from './engine';
 import type { MatchState } from './match';
 import { argmaxLegal } from './policyContract';
@@ -32,8 +35,43 @@ export interface SearchKnobs {
   gateZ: number;
 }
 
-/** conf/search/belief.yaml: 32 worlds x 4 candidates, gate 1 point and 1 standard error. */
-export const BELIEF_PRESET: SearchKnobs = { worlds: 32, candidates: 4, gatePoints: 1, gateZ: 1 };
+const PRESET = CONTRACT.search.knobs;
+/** conf/search/belief.yaml (32 worlds x 4 candidates, gate 1 point and 1 standard error), from the contract. */
+export const BELIEF_PRESET: SearchKnobs = {
+  worlds: PRESET.worlds,
+  candidates: PRESET.candidates,
+  gatePoints: PRESET.gate_points,
+  gateZ: PRESET.gate_z,
+};
+
+/** The Python knobs this port does not implement, at the values it plays as (a search to the round's
+ * end, by the net for both seats, scored in raw match points, gated once on the same worlds);
+ * `belief` is the page's own (agents.json names its model) and `inference_moves` idle without a pool. */
+export const PORT_ASSUMES: Record<string, unknown> = {
+  depth: null,
+  leaf: null,
+  rollout: null,
+  opponent_rollout: null,
+  next_move: null,
+  prior_points: 0,
+  confirm_worlds: 0,
+  start_value: 0,
+  scales: [0, 0, 0],
+  proposer: null,
+  inference_pool: 1,
+  endgame: null,
+};
+const IMPLEMENTED = ['worlds', 'candidates', 'gate_points', 'gate_z', 'belief', 'inference_moves'];
+
+/** The knobs of a Python preset (the contract's `search.knobs`) this port would not play as set: [] if none. */
+export function unsupportedKnobs(knobs: Record<string, unknown>): string[] {
+  return Object.entries(knobs).flatMap(([name, value]) => {
+    if (IMPLEMENTED.includes(name)) return [];
+    if (!(name in PORT_ASSUMES)) return [`${name} (a knob this port does not know)`];
+    const assumed = PORT_ASSUMES[name];
+    return JSON.stringify(value) === JSON.stringify(assumed) ? [] : [`${name}=${JSON.stringify(value)} (this port plays ${JSON.stringify(assumed)})`];
+  });
+}
 
 /** The net's masked logits (illegal actions far below any legal one) for each state's seat to move. */
 export type NetLogits = (states: MatchState[]) => Promise<Float32Array[]>;
@@ -92,23 +130,34 @@ export function select(values: number[][], knobs: SearchKnobs): { chosen: number
   return { chosen: clears ? best : 0, gains };
 }
 
-/** The search's move for the seat to move in `ms` (see the module doc). */
+/**
+ * The search's move for the seat to move in `ms` (see the module doc). `worlds` (tests only: the
+ * page deals its own) are the worlds to score the candidates in, in place of `knobs.worlds` dealt
+ * from `random` by the belief: e.g. the worlds the Python search sampled (tests/search.test.ts).
+ */
 export async function searchDecision(
   ms: MatchState,
   net: NetLogits,
   belief: BeliefLogits,
   knobs: SearchKnobs,
   random: Random,
+  worlds?: readonly RoundState[],
 ): Promise<SearchDecision> {
   const mask = legalMask(ms.round);
   const [scores] = await net([ms]);
   const base = argmaxLegal(scores, mask);
   const candidates = topCandidates(scores, mask, base, knobs.candidates);
   if (candidates.length === 1) return { action: base, base, candidates, gains: [0], chosen: 0 };
+  if (worlds !== undefined && worlds.length === 0) throw new Error('searchDecision: no worlds given');
+  const dealt = worlds ?? (await dealWorlds(ms, belief, knobs.worlds, random));
+  const { chosen, gains } = select(await rolloutValues(ms, [...dealt], candidates, net), knobs);
+  return { action: candidates[chosen], base, candidates, gains, chosen };
+}
+
+/** `count` worlds for the seat to move: the opponent's unknown hand by the belief, or uniformly without one (belief.ts). */
+async function dealWorlds(ms: MatchState, belief: BeliefLogits, count: number, random: Random): Promise<RoundState[]> {
   const beliefLogits = belief === null ? null : await belief(ms);
-  const worlds = Array.from({ length: knobs.worlds }, () =>
+  return Array.from({ length: count }, () =>
     beliefLogits === null ? uniformRound(ms.round, random) : believedRound(ms.round, beliefLogits, random),
   );
-  const { chosen, gains } = select(await rolloutValues(ms, worlds, candidates, net), knobs);
-  return { action: candidates[chosen], base, candidates, gains, chosen };
 }

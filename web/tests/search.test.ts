@@ -3,19 +3,22 @@
  * mover sees and deal only what it has not seen, the search's move does not depend on where
  * the hidden cards truly lie (and a leaking variant is caught by that check), the belief's
  * sampler deals by its odds, the gate and the candidates follow lost_cities/search/agent.py,
- * and the batched rollouts play what one game at a time would play.
+ * the batched rollouts play what one game at a time would play, and, given the worlds the
+ * Python search sampled (tests/fixtures/search.json, `python tools/search_fixture.py`), the
+ * search decides what the Python search decided: the same candidates, values, gains and move.
  */
 import { readFileSync } from 'node:fs';
 import * as ort from 'onnxruntime-web';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { believedRound, conditionalBernoulli, uniformRound, unseenCards } from '../src/belief';
 import { N_ACTIONS, N_CARDS } from '../src/cards';
 import { type Random, randomDeal, seededRandom, shuffled } from '../src/deal';
-import { LOC_HAND, type RoundState, legalMask, step } from '../src/engine';
+import { LOC_HAND, LOC_KNOWN, type RoundState, legalMask, step } from '../src/engine';
 import { type MatchState, matchResetFrom, matchStep } from '../src/match';
 import { matchObservation } from '../src/matchObservation';
 import { netLogits } from '../src/policy';
 import { type Manifest, argmaxLegal } from '../src/policyContract';
+import { CONTRACT } from '../src/contract';
 import {
   BELIEF_PRESET,
   type NetLogits,
@@ -208,4 +211,115 @@ describe('the search decision', () => {
       expect(permuted).toEqual(decision);
     }
   }, 120_000);
+});
+
+interface HiddenWorld {
+  opponent_hand: number[];
+  deck: number[];
+}
+
+interface SearchPosition {
+  ply: number;
+  round_idx: number;
+  to_move: number;
+  deck_left: number;
+  hand: number[];
+  candidates: number[];
+  valid: boolean[];
+  values: number[][];
+  gains: number[];
+  chosen: number;
+  action: number;
+  worlds: HiddenWorld[];
+}
+
+interface SearchFixture {
+  format_version: number;
+  model: string;
+  preset: string;
+  knobs: { worlds: number; candidates: number; gate_points: number; gate_z: number };
+  deck_orders: number[][];
+  coins: number[];
+  actions: number[];
+  positions: SearchPosition[];
+}
+
+/** The round with the mover's hidden cards dealt as a Python world has them: the opponent's hand
+ * (its known cards where they are) and the undrawn deck in drawing order. */
+function worldOf(round: RoundState, hidden: HiddenWorld): RoundState {
+  const opponent = 1 - round.toMove;
+  const unseen = unseenCards(round, round.toMove);
+  const loc = [...round.loc];
+  const deckOrder = [...round.deckOrder];
+  for (const card of hidden.opponent_hand) {
+    if (unseen[card]) loc[card] = LOC_HAND + opponent;
+    else expect(loc[card], `card ${card} of the opponent's hand`).toBe(LOC_KNOWN + opponent);
+  }
+  hidden.deck.forEach((card, i) => {
+    expect(unseen[card], `deck card ${card}`).toBe(true);
+    loc[card] = round.deckPtr + i;
+    deckOrder[round.deckPtr + i] = card;
+  });
+  const dealt = [...hidden.opponent_hand.filter((card) => unseen[card]), ...hidden.deck].sort((a, b) => a - b);
+  expect(dealt).toEqual(unseen.flatMap((u, card) => (u ? [card] : [])));
+  const hands: [number[], number[]] = [[...round.hands[0]], [...round.hands[1]]];
+  hands[opponent] = [...hidden.opponent_hand].sort((a, b) => a - b);
+  return { ...round, loc, deckOrder, hands };
+}
+
+describe('the search against the Python search (fixtures/search.json)', () => {
+  const fixture = JSON.parse(readFileSync(new URL('./fixtures/search.json', import.meta.url), 'utf8')) as SearchFixture;
+  const knobs = { worlds: fixture.knobs.worlds, candidates: fixture.knobs.candidates, gatePoints: fixture.knobs.gate_points, gateZ: fixture.knobs.gate_z };
+  const stem = new URL(`../public/${fixture.model.replace(/\.onnx$/, '')}`, import.meta.url).pathname;
+  let net: NetLogits;
+  const positionsAt = new Map<number, MatchState>();
+
+  beforeAll(async () => {
+    const manifest = JSON.parse(readFileSync(`${stem}.json`, 'utf8')) as Manifest;
+    ort.env.logLevel = 'error';
+    ort.env.wasm.numThreads = 1;
+    net = netLogits(await ort.InferenceSession.create(readFileSync(`${stem}.onnx`), { executionProviders: ['wasm'] }), manifest);
+    let ms = matchResetFrom(fixture.deck_orders, fixture.coins);
+    fixture.actions.forEach((action, ply) => {
+      positionsAt.set(ply, ms);
+      ms = matchStep(ms, action).state;
+    });
+  });
+
+  it("was written with the page's preset (else: python tools/search_fixture.py)", () => {
+    expect(fixture.format_version).toBe(1);
+    expect(fixture.preset).toBe(CONTRACT.search.preset);
+    expect(knobs).toEqual(BELIEF_PRESET);
+    expect(fixture.positions.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(fixture.positions.map((p) => p.round_idx))).toEqual(new Set([0, 1, 2])); // all three rounds
+    expect(fixture.positions.some((p) => p.chosen > 0)).toBe(true); // a challenger clears the gate
+    expect(fixture.positions.some((p) => p.chosen === 0)).toBe(true);
+  });
+
+  it.each(fixture.positions.map((p) => [p.ply, p.round_idx + 1, p.deck_left, p] as const))(
+    'ply %i (round %i, %i cards in the deck): the same candidates, gains and move on the same worlds',
+    async (ply, _round, _deck, position) => {
+      const ms = positionsAt.get(ply) as MatchState;
+      expect([ms.roundIdx, ms.round.toMove, ms.round.hands[ms.round.toMove]]).toEqual([position.round_idx, position.to_move, position.hand]);
+      expect(position.valid.every(Boolean)).toBe(true);
+      const worlds = position.worlds.map((hidden) => worldOf(ms.round, hidden));
+      expect(worlds.length).toBe(knobs.worlds);
+      const seen = Array.from(matchObservation(ms, position.to_move));
+      for (const world of worlds) expect(Array.from(matchObservation({ ...ms, round: world }, position.to_move))).toEqual(seen);
+
+      const decision = await searchDecision(ms, net, null, knobs, seededRandom(0), worlds);
+      expect(decision.candidates).toEqual(position.candidates);
+      const off = decision.gains.flatMap((gain, k) => (Math.abs(gain - position.gains[k]) < 1e-3 ? [] : [k]));
+      if (off.length > 0) {
+        // say which worlds' rollouts differ from Python's
+        const values = await rolloutValues(ms, worlds, decision.candidates, net);
+        const differing = values.flatMap((row, w) => (row.every((v, k) => v === position.values[w][k]) ? [] : [`world ${w}: ${row} vs ${position.values[w]}`]));
+        expect(differing, `gains ${decision.gains} vs Python's ${position.gains}`).toEqual([]);
+      }
+      expect(off, `candidates whose mean gain differs from Python's (${position.gains})`).toEqual([]);
+      expect([decision.chosen, decision.action]).toEqual([position.chosen, position.action]);
+      expect(select(position.values, knobs).chosen).toBe(position.chosen); // Python's gate, on Python's values
+    },
+    120_000,
+  );
 });
