@@ -33,10 +33,10 @@ import numpy as np
 
 from lost_cities import envs
 from lost_cities.bots import make
+from lost_cities.evaluation.positions import positions
 from lost_cities.game.cards import N_CARDS
 from lost_cities.game.engine import LOC_HAND
 from lost_cities.search import BOT_SCORES, load_preset, rollout_values, search_decision, top_candidates
-from lost_cities.search.bench import positions
 from lost_cities.search.candidates import legal_mask_of
 from lost_cities.search.determinize import rank_within
 from lost_cities.search.inference import sample_worlds

@@ -22,9 +22,9 @@ import sys
 import numpy as np
 
 from lost_cities import envs
+from lost_cities.evaluation.positions import positions
 from lost_cities.game.cards import N_CARDS, N_HANDSHAKE_SLOTS, N_SLOTS
 from lost_cities.game.engine import LOC_HAND
-from lost_cities.search.bench import positions
 
 
 def main():

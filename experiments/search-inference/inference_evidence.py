@@ -22,10 +22,10 @@ import numpy as np
 from lost_cities import envs
 from lost_cities.bots import make
 from lost_cities.game.match import match_reset, match_step
+from lost_cities.policies import ModelSpec, network, parse
 from lost_cities.search.belief import load, world_sampler
 from lost_cities.search.config import knob_overrides
 from lost_cities.search.inference import explained_moves, sample_worlds
-from lost_cities.search.spec import network_of
 
 
 def positions(games, model):
@@ -47,8 +47,7 @@ def main():
     if knobs:
         raise ValueError(f"unknown knobs {sorted(knobs)}: give base= and belief= only")
     env = envs.make("match3")
-    network = network_of(base, env)
-    model = make(base) if network is None else network.policy
+    model = network(base, env).policy if isinstance(parse(base), ModelSpec) else make(base)
     deals = {f"pool {pool}": (pool, None) for pool in (1, 4, 16)}
     if belief is not None:
         deals["belief"] = (1, world_sampler(load(belief, env.name)))

@@ -9,19 +9,17 @@ sure would cost less only if it rarely leaves the net's move there.
 """
 
 import sys
-from pathlib import Path
 
 import jax
 import numpy as np
 from realized import measured_positions
 
 from lost_cities import envs
-from lost_cities.search.bench import measure
+from lost_cities.benchmarks.search import measure
+from lost_cities.policies import make_policy, network
 from lost_cities.search.candidates import logit_scores
 from lost_cities.search.config import knob_overrides
-from lost_cities.search.spec import network_of, resolve_search
 
-PRESETS = Path(__file__).resolve().parents[2] / "conf" / "search"
 PAGE_NET = "web/public/bc-ppo-xi6-bal2700.onnx"
 BANDS = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.01)
 
@@ -31,11 +29,9 @@ def main():
     overrides = knob_overrides(knobs)
     preset, base = overrides.pop("preset", "fast"), str(overrides.pop("base", PAGE_NET))
     env = envs.make("match3")
-    net = network_of(base, env)
-    if net is None:
-        raise ValueError(f"base={base}: give a network (a checkpoint dir or .onnx), not a bot")
+    net = network(base, env, "base")  # a checkpoint dir or .onnx, not a bot (the error says so)
     states = measured_positions(env, int(n_positions), net.policy)
-    search = resolve_search(f"search/{preset}:{base}", env, PRESETS, **overrides)
+    search = make_policy(f"search/{preset}:{base}", env, **overrides)
     _, _, actions = measure(search, states, single=0)
     probs = np.asarray(jax.nn.softmax(jax.jit(jax.vmap(logit_scores(net)))(states), axis=-1))
     sure = probs.max(axis=-1)

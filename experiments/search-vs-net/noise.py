@@ -17,7 +17,6 @@ one limited by the hands its worlds deal does not.
 
 import sys
 import time
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -26,15 +25,15 @@ from realized import measured_positions
 
 from lost_cities import envs
 from lost_cities.game.cards import decode_action
+from lost_cities.game.views import current_round, with_round
+from lost_cities.policies import network
 from lost_cities.search.belief import load as load_belief
 from lost_cities.search.belief import world_sampler
 from lost_cities.search.candidates import legal_mask_of, logit_scores, top_candidates
 from lost_cities.search.config import knob_overrides, load_preset
-from lost_cities.search.determinize import deck_dealt_afresh, determinize, round_of, with_round
+from lost_cities.search.determinize import deck_dealt_afresh, determinize
 from lost_cities.search.rollout import rollout_values
-from lost_cities.search.spec import network_of
 
-PRESETS = Path(__file__).resolve().parents[2] / "conf" / "search"
 PAGE_NET = "web/public/bc-ppo-xi6-bal2700.onnx"
 CHUNK = 50
 
@@ -45,13 +44,8 @@ def main():
     preset, base = overrides.pop("preset", "belief"), str(overrides.pop("base", PAGE_NET))
     n_hands, n_decks = int(overrides.pop("hands", 16)), int(overrides.pop("decks", 8))
     env = envs.make("match3")
-    net = network_of(base, env)
-    if net is None:
-        raise ValueError(
-            f"base={base}: no network there (a checkpoint dir or .onnx; a relative path is read from "
-            f"{Path.cwd()}, and the presets' belief files from the checkout's root)"
-        )
-    cfg = load_preset(preset, PRESETS, **overrides)
+    net = network(base, env, "base")  # a checkpoint dir or .onnx (the error names any other kind)
+    cfg = load_preset(preset, **overrides)
     deal = determinize if cfg.belief is None else world_sampler(load_belief(cfg.belief, env.name))
     policy, scores = net.policy, logit_scores(net)
 
@@ -63,7 +57,7 @@ def main():
         hands = jax.vmap(deal, in_axes=(0, None))(jax.random.split(hand_key, n_hands), state)
 
         def orders(world, key):
-            return jax.vmap(lambda k: with_round(world, deck_dealt_afresh(k, round_of(world))))(
+            return jax.vmap(lambda k: with_round(world, deck_dealt_afresh(k, current_round(world))))(
                 jax.random.split(key, n_decks)
             )
 

@@ -25,15 +25,16 @@ from pathlib import Path
 
 import jax
 
+from lost_cities.game.views import current_round, with_round
 from lost_cities.search import inference
-from lost_cities.search.determinize import deck_dealt_afresh, determinize, round_of, with_round
+from lost_cities.search.determinize import deck_dealt_afresh, determinize
 
 
 def hand_revealed(rng, env_state):
     """An honest world (:func:`determinize`) but for the opponent's true hand."""
     world_key, deck_key = jax.random.split(rng)
     world = determinize(world_key, env_state)
-    return with_round(world, deck_dealt_afresh(deck_key, round_of(env_state)))
+    return with_round(world, deck_dealt_afresh(deck_key, current_round(env_state)))
 
 
 def true_world(rng, env_state):

@@ -38,14 +38,14 @@ import numpy as np
 from lost_cities import envs
 from lost_cities.bots import make
 from lost_cities.evaluation.duplicate import mover_actions
+from lost_cities.evaluation.positions import positions
+from lost_cities.evaluation.provenance import provenance
 from lost_cities.game.cards import DECK_DRAWS, N_CARDS
 from lost_cities.game.engine import step
-from lost_cities.search.bench import positions
+from lost_cities.policies import ModelSpec, make_policy, network, parse
 from lost_cities.search.config import knob_overrides
 from lost_cities.search.rollout import match_points
-from lost_cities.search.spec import network_of, resolve_search
 
-PRESETS = Path(__file__).resolve().parents[2] / "conf" / "search"
 MAX_PLIES = 80  # a round from a live position ends well within this (checked: an error otherwise)
 CHUNK = 50
 
@@ -80,8 +80,7 @@ def rest_of_round(me_policy, opponent, states, keys):
 
 def _policy(spec, env):
     """A bot by name, or a network (a checkpoint dir or .onnx) run as its JAX network."""
-    network = network_of(spec, env)
-    return make(spec) if network is None else network.policy
+    return network(spec, env).policy if isinstance(parse(spec), ModelSpec) else make(spec)
 
 
 def measured_positions(env, count, policy):
@@ -105,7 +104,7 @@ def main():
     base_policy = _policy(base, env)  # the opponent and the reference
     mover = overrides.pop("mover", None)  # a policy to measure in the search's place
     if mover is None:
-        searched = resolve_search(spec, env, PRESETS, **overrides)
+        searched = make_policy(spec, env, **overrides)
     else:
         spec, searched = str(mover), _policy(mover, env)
     if last_round is None and deck_left is None:
@@ -155,6 +154,7 @@ def main():
         row["win_gain_mean"] = float(win_gain.mean())
         row["win_gain_se"] = float(win_gain.std(ddof=1) / np.sqrt(n))
         row["win_gains"] = [float(g) for g in win_gain]
+    row["provenance"] = provenance(["python", *sys.orig_argv[1:]])  # as typed, also under oracle.py
     Path(out).write_text(json.dumps(row) + "\n")  # one line: the gains are 800 numbers
     wins = f", match score {row['win_gain_mean']:+.4f} (s.e. {row['win_gain_se']:.4f})" if last_round else ""
     print(

@@ -33,12 +33,12 @@ from flax import serialization
 from oracle import run_script
 from realized import rest_of_round
 
-import lost_cities.search.spec as search_spec
+import lost_cities.policies
 from lost_cities import envs
-from lost_cities.search import bench
+from lost_cities.evaluation.positions import positions as self_play_positions
+from lost_cities.policies import network
 from lost_cities.search.config import knob_overrides
 from lost_cities.search.rollout import match_points
-from lost_cities.search.spec import network_of
 
 PAGE_NET = "web/public/bc-ppo-xi6-bal2700.onnx"
 HIDDEN = (512, 512)
@@ -58,7 +58,7 @@ class Value(nn.Module):
 
 def dataset(env, policy, count, seed):
     """``(privileged observations, points still to come)`` of ``count`` positions, both seats."""
-    states = bench.positions(env, count, seed=seed, every=3, policy=policy)
+    states = self_play_positions(env, count, seed=seed, every=3, policy=policy)
     n = jax.tree.leaves(states)[0].shape[0]
     keys = jax.random.split(jax.random.key(seed), n)
     play = jax.jit(lambda s, k: rest_of_round(policy, policy, s, k))
@@ -78,7 +78,7 @@ def dataset(env, policy, count, seed):
 
 def train(out, positions, steps, base):
     env = envs.make("match3")
-    policy = network_of(base, env).policy
+    policy = network(base, env, "base").policy
     start = time.perf_counter()
     x, y = dataset(env, policy, positions, 100)
     x_test, y_test = dataset(env, policy, 20_000, 900)
@@ -124,7 +124,7 @@ def main():
         train(out, int(positions), int(steps), base)
     elif command == "use":
         script, *rest = args
-        search_spec._leaf = value_leaf  # resolve_search looks it up when it builds the search
+        lost_cities.policies._leaf = value_leaf  # make_policy looks it up when it builds the search
         run_script(script, rest)
     else:
         raise SystemExit(
