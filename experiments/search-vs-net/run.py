@@ -5,55 +5,62 @@ duplicate match3 on deal bank v1.
     python experiments/search-vs-net/run.py DEALS OUT.json [base=SPEC] [opponent=SPEC] [preset=NAME]
         [first_deal=N] [knob=value ...]
 
-The same as ``python -m lost_cities.evaluate agent=search[/NAME]:SPEC opponent=SPEC
-env=match3 deals=DEALS first_deal=N``, but it reads the presets from this checkout's
-conf/search and takes knob overrides (worlds=24 ...).
+The same evaluation as ``python -m lost_cities.evaluate agent=search/NAME:SPEC opponent=SPEC
+deals=DEALS first_deal=N +search.knob=value ... out=OUT.json`` (it calls
+:func:`lost_cities.evaluation.matchup.run` with that config, progress bar off), run in this
+process so that oracle.py and value_leaf.py can replace a function of the search first. The
+results add ``overrides`` (the knobs, as ``search``; ``{}`` for none), ``load_average`` (1, 5
+and 15 minutes, at the end) and ``provenance`` (the command as typed, oracle.py's when it
+runs this).
 """
 
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
-import jax
+from omegaconf import OmegaConf
 
-from lost_cities import envs
-from lost_cities.evaluation import deal_bank, duplicate_evaluate, resolve_policy
+from lost_cities.evaluation.matchup import run
+from lost_cities.evaluation.provenance import provenance
 from lost_cities.search.config import knob_overrides
-from lost_cities.search.spec import resolve_search
 
-PRESETS = Path(__file__).resolve().parents[2] / "conf" / "search"
+
+def evaluate_config(deals, base, opponent, preset, first_deal, knobs):
+    """The config of ``python -m lost_cities.evaluate`` (conf/cli/evaluate.yaml) for this row."""
+    return OmegaConf.create(
+        {
+            "agent": f"search/{preset}:{base}",
+            "opponent": opponent,
+            "baseline": None,
+            "env": "match3",
+            "deals": deals,
+            "bank": "v1",
+            "first_deal": first_deal,
+            "seed": 0,
+            "search": knobs,
+            "batch_size": 1000,
+            "progress": False,
+        }
+    )
 
 
 def main():
     deals, out, *knobs = sys.argv[1:]
     overrides = knob_overrides(knobs)
     base = str(overrides.pop("base", "heuristic_expert"))
-    opponent_spec = str(overrides.pop("opponent", base))
-    spec = f"search/{overrides.pop('preset', 'default')}:{base}"
+    opponent = str(overrides.pop("opponent", base))
+    preset = overrides.pop("preset", "default")
     first_deal = int(overrides.pop("first_deal", 0))  # > 0: deals apart from those settings were chosen on
-    env = envs.make("match3")
-    agent = resolve_search(spec, env, PRESETS, **overrides)
-    opponent = resolve_policy(opponent_spec, env)
-    deck_orders, coins = deal_bank(int(deals), first=first_deal)
-    start = time.perf_counter()
-    results = duplicate_evaluate(env, agent, opponent, deck_orders, coins, jax.random.key(0))
-    seconds = time.perf_counter() - start
-    row = {
-        **results,
-        "agent": spec,
-        "opponent": opponent_spec,
-        "first_deal": first_deal,
-        "overrides": overrides,
-        "seconds": seconds,
-    }
-    row["load_average"] = os.getloadavg()  # at the end: 1, 5 and 15 minutes
+    cfg = evaluate_config(int(deals), base, opponent, preset, first_deal, overrides)
+    row = {**run(cfg), "overrides": overrides, "load_average": os.getloadavg()}
+    # sys.orig_argv: the command as typed, also when oracle.py or value_leaf.py runs this
+    row["provenance"] = provenance(["python", *sys.orig_argv[1:]])
     Path(out).write_text(json.dumps(row, indent=2) + "\n")
     print(
         f"{overrides}: win {row['win_rate']:.3f} [{row['win_rate_lower']:.3f}, {row['win_rate_upper']:.3f}], "
         f"margin {row['margin_mean']:+.1f} [{row['margin_lower']:+.1f}, {row['margin_upper']:+.1f}], "
-        f"max-steps {row['max_steps_rate']}, {seconds:.0f} s"
+        f"max-steps {row['max_steps_rate']}, {row['seconds']:.0f} s"
     )
 
 
