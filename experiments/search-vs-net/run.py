@@ -9,9 +9,10 @@ The same evaluation as ``python -m lost_cities.evaluate agent=search/NAME:SPEC o
 deals=DEALS first_deal=N +search.knob=value ... out=OUT.json`` (it calls
 :func:`lost_cities.evaluation.matchup.run` with that config, progress bar off), run in this
 process so that oracle.py and value_leaf.py can replace a function of the search first. The
-results add ``overrides`` (the knobs, as ``search``; ``{}`` for none), ``load_average`` (1, 5
-and 15 minutes, at the end) and ``provenance`` (the command as typed, oracle.py's when it
-runs this).
+results are this script's as before, so that they pool with its earlier parts
+(``python -m lost_cities.pool_results``): the evaluation's, without ``bank``, ``seed`` and
+``search``, plus ``overrides`` (the knobs; ``{}`` for none), ``load_average`` (1, 5 and 15
+minutes, at the end) and ``provenance`` (the command as typed, oracle.py's when it runs this).
 """
 
 import json
@@ -53,7 +54,12 @@ def main():
     preset = overrides.pop("preset", "default")
     first_deal = int(overrides.pop("first_deal", 0))  # > 0: deals apart from those settings were chosen on
     cfg = evaluate_config(int(deals), base, opponent, preset, first_deal, overrides)
-    row = {**run(cfg), "overrides": overrides, "load_average": os.getloadavg()}
+    results = run(cfg)
+    # The keys of this script's earlier rows, so that a new part pools with the parts on disk
+    # (lost_cities.pool_results compares bank, seed and search where a part has them): the
+    # bank (v1) and seed (0) are fixed here, and the knobs are under overrides.
+    row = {key: value for key, value in results.items() if key not in ("bank", "seed", "search")}
+    row.update(overrides=overrides, load_average=os.getloadavg())
     # sys.orig_argv: the command as typed, also when oracle.py or value_leaf.py runs this
     row["provenance"] = provenance(["python", *sys.orig_argv[1:]])
     Path(out).write_text(json.dumps(row, indent=2) + "\n")
