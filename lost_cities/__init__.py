@@ -1,27 +1,25 @@
-"""Lost Cities RL: a pure-JAX rules engine, agents and training (the contract: SPEC.md).
+"""Lost Cities RL: a pure-JAX rules engine, agents and training (the contract: docs/).
 
-This module re-exports the public engine API of SPEC §5 (``reset``, ``step``,
-``match_reset``, ``match_step``, observations and their ``batched_*`` forms). The
-package is layered; a layer imports only the ones above it in this table, except that
-``evaluation.policies`` loads a checkpoint or ``.onnx`` opponent through ``agents``
-(lazily, when given a path), and ``evaluation.policies`` and ``agents.load`` build a
-``search:<base>`` spec through ``search`` (lazily):
+This module re-exports the public engine API (docs/api.md: ``reset``, ``step``,
+``match_reset``, ``match_step``, observations and their ``batched_*`` forms). The package
+is layered, top to bottom; a module imports only from its own package and the layers
+below it (``lint-imports`` checks it, the contract is in pyproject.toml):
 
-| package                  | contract                                                       |
-| ------------------------ | -------------------------------------------------------------- |
-| ``lost_cities.distributed`` | joining a multi-host run's processes (on import, below)    |
-| ``lost_cities.parallel`` | the device mesh and shardings of data-parallel training        |
-| ``lost_cities.game``     | the rules: cards and actions, one round, the 3-round match     |
-| ``lost_cities.obs``      | observations v1 (round), v2 (match), privileged (critic only)  |
-| ``lost_cities.envs``     | ``Env``: the one interface above the rules; ``make(name)``     |
-| ``lost_cities.bots``     | scripted opponents, ``policy(state, rng) -> action``           |
-| ``lost_cities.evaluation`` | duplicate evaluation, deal banks, gates, the carry probe     |
-| ``lost_cities.ppo``      | training: config schema, rollout, GAE, trainer, checkpoints    |
-| ``lost_cities.agents``   | trained agents without the training code: ``agents.load``      |
-| ``lost_cities.search``   | determinized (PIMC) search on top of any policy: ``search:<base>`` |
-| ``lost_cities.export``   | a policy as ONNX plus manifest for the web client              |
-| ``lost_cities.cli``      | the entry points (``python -m lost_cities.<verb>``)            |
-| ``lost_cities.conf``     | the Hydra configs (``conf/`` in the checkout, in the wheel)    |
+| layer                                   | contract                                              |
+| --------------------------------------- | ----------------------------------------------------- |
+| ``cli``                                 | the entry points: parse a config, call one function   |
+| ``agents`` / ``export`` / ``benchmarks`` | any spec as ``act()``; ONNX + manifests; throughput  |
+| ``training``                            | the run: run dirs, resume, the loop, recipe, reports  |
+| ``imitation``                           | behaviour cloning, warm starts, fitting beliefs       |
+| ``ppo``                                 | PPO: config schema, rollout, GAE, trainer, opponents  |
+| ``evaluation``                          | duplicate evaluation, deal banks, pooling, gates      |
+| ``policies``                            | the one resolver: a spec string to a policy           |
+| ``search``                              | determinized (PIMC) search over given policies        |
+| ``models``                              | trained networks: checkpoints, exported models        |
+| ``networks``                            | af1 action features, MLP and ActionNet, critics       |
+| ``bots`` / ``envs``                     | scripted players; ``Env``, the interface above rules  |
+| ``obs``                                 | observations v1 (round), v2 (match), privileged       |
+| ``game`` / ``checkpoints`` / ``parallel`` / ``distributed`` | the rules; checkpoint store; devices; hosts |
 """
 
 # A multi-host run joins its processes before any device is touched (JAX requires it, and

@@ -1,4 +1,4 @@
-"""An independent plain-Python reference for one round of Lost Cities (SPEC §2, §4).
+"""An independent plain-Python reference for one round of Lost Cities (docs/rules.md, docs/encodings.md).
 
 Written again from the specification, sharing no code with ``lost_cities``, so that the
 differential test compares two separate readings of the rules. Plain lists of cards,
@@ -39,7 +39,7 @@ def make_card(colour, slot):
 
 
 def make_action(hand_slot, place_type, draw_source):
-    """``hand_slot * 12 + place_type * 6 + draw_source`` (SPEC §4)."""
+    """``hand_slot * 12 + place_type * 6 + draw_source`` (docs/encodings.md)."""
     return hand_slot * 12 + place_type * 6 + draw_source
 
 
@@ -48,7 +48,7 @@ def split_action(action):
 
 
 def expedition_score(number_sum, handshakes, count):
-    """Score of one expedition (SPEC §2): 0 when empty, the bonus counts handshakes."""
+    """Score of one expedition (docs/rules.md): 0 when empty, the bonus counts handshakes."""
     if count == 0:
         return 0
     return (number_sum - 20) * (1 + handshakes) + (20 if count >= 8 else 0)
@@ -198,7 +198,7 @@ class RefRound:
         )
 
     def scalars(self, player):
-        """The 34 scalars of observation v1 (SPEC §4), as exact quotients.
+        """The 34 scalars of observation v1 (docs/encodings.md), as exact quotients.
 
         Each is one division of exact integers, so rounding it to float32 gives the
         correctly rounded float32 value.

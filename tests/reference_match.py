@@ -1,4 +1,4 @@
-"""A plain-Python reference for the 3-round match and observation v2 (SPEC §3, §4).
+"""A plain-Python reference for the 3-round match and observation v2 (docs/rules.md, docs/encodings.md).
 
 Built on the independent round reference ``RefRound``; it shares no code with
 ``lost_cities``. The v2 features are computed from the reference round's lists, as
@@ -44,7 +44,7 @@ def margin_bucket_one_hot(margin):
 
 
 class RefMatch:
-    """Three ``RefRound``s; the carry, start rule and final reward of SPEC §3."""
+    """Three ``RefRound``s; the carry, start rule and final reward of docs/rules.md."""
 
     def __init__(self, deck_orders, coins):
         self.moves = 0  # legal placements made in the whole match

@@ -1,8 +1,8 @@
-"""The wheel is the product: it holds every module and every config, and a plain
-(non-editable) install finds its configs as ``pkg://lost_cities.conf``.
+"""The wheel is the product: it holds every module, every config and every asset a preset
+names, and a plain (non-editable) install finds them by package, from any directory.
 
 The wheel is built from a copy of exactly what pyproject.toml ships (pyproject.toml,
-README.md, lost_cities/, conf/), so the checkout gets no build/ or egg-info dirs.
+README.md, lost_cities/, conf/, web/public/), so the checkout gets no build/ or egg-info dirs.
 """
 
 import os
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHIPPED = ("pyproject.toml", "README.md", "lost_cities", "conf")
+SHIPPED = ("pyproject.toml", "README.md", "lost_cities", "conf", "web/public")
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +24,7 @@ def wheel(tmp_path_factory):
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in SHIPPED:
         if (REPO / name).is_dir():
-            shutil.copytree(REPO / name, source / name, ignore=ignore)
+            shutil.copytree(REPO / name, source / name, ignore=ignore)  # makes web/ for web/public
         else:
             shutil.copy2(REPO / name, source / name)
     out = tmp_path_factory.mktemp("wheel")
@@ -78,8 +78,64 @@ def test_the_wheel_declares_the_console_scripts(wheel):
         "report",
         "pool-results",
         "bench",
+        "search-bench",
+        "belief",
     ):
         assert f"lost-cities-{verb} = lost_cities.cli." in text
+
+
+def test_the_wheel_ships_the_assets_the_presets_name(wheel):
+    names = _names(wheel)
+    assert "lost_cities/search/beliefs/bc-ppo-xi6-bal2700.msgpack" in names
+    shipped = sorted(p.name for p in (REPO / "web" / "public").glob("*.onnx"))
+    assert "bc-ppo-xi6-bal2700.onnx" in shipped
+    missing = [
+        f"lost_cities/shipped/{name}" for name in shipped if f"lost_cities/shipped/{name}" not in names
+    ]
+    assert not missing, f"models missing from the wheel: {missing}"
+
+
+# One decision of every preset, on a shipped net named by its file name alone, so that every
+# asset a preset names (the belief, the proposer) is found in the installed package.
+EVERY_PRESET = """
+import jax
+from lost_cities import agents, envs
+from lost_cities.search.config import conf_dir
+env = envs.make("match3")
+state = env.init(jax.random.PRNGKey(0))
+presets = sorted(p.stem for p in conf_dir().glob("*.yaml"))
+for preset in presets:
+    agent = agents.load(f"search/{preset}:bc-ppo-xi6-bal2700.onnx")
+    action = agent.act(state, int(env.to_move(state)))
+    assert bool(env.legal_mask(state)[action]), preset
+print("presets", " ".join(presets))
+"""
+
+
+def test_a_non_editable_install_runs_every_preset_from_outside_the_checkout(wheel, tmp_path):
+    """The wheel installed in a fresh venv (its dependencies from this interpreter's site
+    packages, the package itself only from the wheel) runs from a directory that is not the
+    checkout: nothing a preset names may be read from the checkout's files."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run(
+        [python, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)], check=True
+    )
+    away = tmp_path / "elsewhere"
+    away.mkdir()
+    where = subprocess.run(
+        [python, "-c", "import lost_cities; print(lost_cities.__file__)"],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=away,
+    ).stdout
+    assert Path(where.strip()).is_relative_to(venv), where
+    ran = subprocess.run([python, "-c", EVERY_PRESET], capture_output=True, text=True, cwd=away)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    presets = ran.stdout.split("presets", 1)[1].split()
+    assert {"default", "fast", "belief", "proposed", "proposed_endgame"} <= set(presets)
 
 
 def test_the_unpacked_wheel_composes_every_hydra_config_outside_the_checkout(wheel, tmp_path):

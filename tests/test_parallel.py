@@ -35,13 +35,13 @@ def _train(run_dir, overrides):
     what is compared)."""
     from tiny_runs import SHORT, make_cfg
 
-    from lost_cities.cli.train import train
+    from lost_cities.training.loop import train
 
     return train(make_cfg(SHORT + overrides), run_dir, overrides=overrides)[1]
 
 
 def _params(run_dir):
-    from lost_cities.ppo.checkpoint import restore_params
+    from lost_cities.checkpoints import restore_params
 
     params, _ = restore_params(Path(run_dir) / "checkpoints" / "latest")
     import jax

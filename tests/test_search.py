@@ -3,21 +3,26 @@ its decisions cannot depend on the true hidden cards; plus its parts (candidates
 gate, the match-terms value) on hand-made inputs, and legal play in a duplicate run."""
 
 import dataclasses
+from importlib import resources
 from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from omegaconf import OmegaConf
 
 from lost_cities import envs
 from lost_cities.bots import make
 from lost_cities.bots.context import best_legal
+from lost_cities.cli.belief import run as run_belief
 from lost_cities.evaluation import deal_bank, duplicate_evaluate
+from lost_cities.export.belief import export_onnx
 from lost_cities.game.cards import HAND_SIZE, N_ACTIONS, N_CARDS
 from lost_cities.game.engine import LOC_HAND, LOC_KNOWN, legal_action_mask, reset_from_order
 from lost_cities.game.match import match_legal_action_mask, match_reset, match_step
 from lost_cities.game.sampling import uniform_legal_action
+from lost_cities.models.base import shipped_model
 from lost_cities.obs.v1 import observation
 from lost_cities.obs.v2 import match_observation
 from lost_cities.search import (
@@ -39,6 +44,12 @@ from lost_cities.search import config as search_config
 
 EXPERT = make("heuristic_expert")
 PRESETS = Path(__file__).resolve().parents[1] / "conf" / "search"  # this checkout's presets
+
+
+def belief_command(**settings):
+    """``python -m lost_cities.belief`` with ``settings`` over conf/cli/belief.yaml's defaults."""
+    defaults = OmegaConf.load(resources.files("lost_cities.conf.cli") / "belief.yaml")
+    run_belief(OmegaConf.merge(defaults, settings))
 
 
 def _cfg(**knobs):
@@ -314,11 +325,11 @@ def test_the_invariance_check_catches_a_search_that_reads_the_true_cards(invaria
 
 def test_the_invariance_check_catches_a_belief_that_reads_the_true_hand(invariance_positions):
     """A belief whose logits favour the opponent's true hand fails the same check."""
+    from lost_cities.game.views import current_round, with_round
     from lost_cities.search.belief import believed_round
-    from lost_cities.search.determinize import round_of, with_round
 
     def leaking_deal(rng, env_state):
-        state = round_of(env_state)
+        state = current_round(env_state)
         truly_held = state.loc == LOC_HAND + 1 - state.to_move.astype(jnp.int32)
         world_key, hand_key = jax.random.split(rng)
         dealt = believed_round(hand_key, state, jnp.where(truly_held, 3.0, 0.0))
@@ -385,10 +396,8 @@ def test_a_trained_belief_beats_the_uniform_one_and_survives_its_file(tmp_path, 
     """A small belief fitted on the expert's self-play predicts the held-out hands better than
     the uniform belief; the file keeps it exactly, and the search reads it by the knob."""
     path = tmp_path / "belief.msgpack"
-    belief_module.main(
-        ["train", str(path), "--base", "heuristic_expert", "--positions", "6000", "--steps", "150"]
-        + ["--moves", "2", "--hidden", "32", "--held-out", "2000"]
-    )
+    settings = {"positions": 6000, "steps": 150, "moves": 2, "hidden": [32], "held_out": 2000}
+    belief_command(belief=str(path), base="heuristic_expert", **settings)
     belief = belief_module.load(path, "match3")
     assert belief.report["held_out_loss"] < belief.report["uniform_loss"] - 0.005
     assert belief.moves == 2 and belief.report["base"] == "heuristic_expert"
@@ -401,20 +410,20 @@ def test_a_trained_belief_beats_the_uniform_one_and_survives_its_file(tmp_path, 
     logits = belief_module.BeliefNet(belief.hidden).apply(belief.params, x, prior)
     np.testing.assert_array_equal(logits, belief_module.BeliefNet(twice.hidden).apply(twice.params, x, prior))
 
-    from lost_cities.search.spec import resolve_search
+    from lost_cities.policies import make_policy
 
-    policy = resolve_search("search:heuristic_expert", env, PRESETS, worlds=2, belief=str(path))
+    policy = make_policy("search:heuristic_expert", env, PRESETS, worlds=2, belief=str(path))
     assert f"dealt by the belief {path}" in capsys.readouterr().out
     action = int(jax.jit(policy)(state, jax.random.PRNGKey(0)))
     assert bool(env.legal_mask(state)[action])
 
 
 def test_a_belief_file_is_checked_before_the_search_starts(tmp_path):
-    from lost_cities.search.spec import resolve_search
+    from lost_cities.policies import make_policy
 
     env = envs.make("match3")
-    with pytest.raises(FileNotFoundError, match="neither a file.*shipped belief.*belief train"):
-        resolve_search("search:heuristic_expert", env, PRESETS, belief=str(tmp_path / "none.msgpack"))
+    with pytest.raises(FileNotFoundError, match="neither a file.*shipped belief.*lost_cities.belief belief="):
+        make_policy("search:heuristic_expert", env, PRESETS, belief=str(tmp_path / "none.msgpack"))
     (tmp_path / "junk.msgpack").write_bytes(b"not msgpack at all")
     with pytest.raises(ValueError, match="not a belief file"):
         belief_module.load(tmp_path / "junk.msgpack")
@@ -422,7 +431,7 @@ def test_a_belief_file_is_checked_before_the_search_starts(tmp_path):
         tmp_path / "round.msgpack", dataclasses.replace(_random_belief(), env_name="single_round")
     )
     with pytest.raises(ValueError, match="reads single_round states; this search plays match3"):
-        resolve_search("search:heuristic_expert", env, PRESETS, belief=str(tmp_path / "round.msgpack"))
+        make_policy("search:heuristic_expert", env, PRESETS, belief=str(tmp_path / "round.msgpack"))
     with pytest.raises(ValueError, match="search.endgame cannot set"):
         _cfg(endgame={"deck_left": 5, "belief": "other.msgpack"})
 
@@ -449,7 +458,7 @@ def test_an_exported_belief_gives_the_flax_logits(match_states, tmp_path):
     want = np.asarray(belief_module.BeliefNet(belief.hidden).apply(belief.params, x, prior))
     assert np.abs(want - np.asarray(prior)[:, None]).min(axis=1).max() > 0.01  # a correction to every card
     assert len(set(np.asarray(prior).round(4).tolist())) > 5 and np.asarray(x)[:, 512:].any()
-    model, _ = belief_module.export_onnx(belief, tmp_path / "belief.onnx", "random.msgpack")
+    model, _ = export_onnx(belief, tmp_path / "belief.onnx", "random.msgpack")
     session = onnxruntime.InferenceSession(str(model), providers=["CPUExecutionProvider"])
     got = session.run(["logits"], {"features": np.asarray(x), "prior": np.asarray(prior)})[0]
     assert got.shape == (64, N_CARDS) and got.dtype == np.float32
@@ -457,7 +466,7 @@ def test_an_exported_belief_gives_the_flax_logits(match_states, tmp_path):
 
 
 def test_an_exported_belief_has_its_manifest_and_only_match3_exports(tmp_path, capsys):
-    """``python -m lost_cities.search.belief export`` writes the model (opset 17, IR 8, a
+    """``python -m lost_cities.belief export`` writes the model (opset 17, IR 8, a
     dynamic batch) and the manifest beside it; a belief of another env is refused."""
     import json
 
@@ -466,7 +475,8 @@ def test_an_exported_belief_has_its_manifest_and_only_match3_exports(tmp_path, c
     belief = _random_belief()
     source = tmp_path / "random.msgpack"
     belief_module.save(source, belief)
-    belief_module.main(["export", str(source), str(tmp_path / "web" / "belief.onnx")])
+    (tmp_path / "web").mkdir()
+    belief_command(action="export", belief=str(source), out=str(tmp_path / "web" / "belief.onnx"))
     assert "belief.onnx" in capsys.readouterr().out
     info = json.loads((tmp_path / "web" / "belief.json").read_text())
     assert info == {
@@ -490,11 +500,11 @@ def test_an_exported_belief_has_its_manifest_and_only_match3_exports(tmp_path, c
 
     assert shapes(model.graph.input) == info["inputs"] and shapes(model.graph.output) == info["outputs"]
     with pytest.raises(ValueError, match="reads single_round states; the web client plays match3"):
-        belief_module.export_onnx(
+        export_onnx(
             dataclasses.replace(belief, env_name="single_round"), tmp_path / "round.onnx", "round.msgpack"
         )
     with pytest.raises(ValueError, match="must end in .onnx"):
-        belief_module.export_onnx(belief, tmp_path / "belief.bin", "random.msgpack")
+        export_onnx(belief, tmp_path / "belief.bin", "random.msgpack")
 
 
 # ---- inference from the opponent's last move ----------------------------------------------------------
@@ -724,15 +734,15 @@ def _replayed_values(worlds, actions, keys, policy_of, depth=None):
     on ply by ply, ply ``t`` (after the candidate) by ``policy_of(t, seat to move)``, for at
     most ``depth`` plies (``None``: to the round's end; a cut round: the board as it stands)."""
     from lost_cities.game.engine import step
-    from lost_cities.search.determinize import round_of, with_round
+    from lost_cities.game.views import current_round, with_round
     from lost_cities.search.rollout import match_points
 
-    player = int(round_of(worlds).to_move[0])
+    player = int(current_round(worlds).to_move[0])
     values = np.zeros((keys.shape[0], actions.shape[0]))
     for w in range(keys.shape[0]):
         world = _take(worlds, w)
         for k in range(actions.shape[0]):
-            round_state, _, _ = step(round_of(world), actions[k])
+            round_state, _, _ = step(current_round(world), actions[k])
             t = 0
             while not bool(round_state.done) and (depth is None or t < depth):
                 move = policy_of(t, int(round_state.to_move))(
@@ -811,12 +821,12 @@ def test_presets_load_and_check_their_knobs(tmp_path):
     (tmp_path / "partial.yaml").write_text("worlds: 4\n")
     with pytest.raises(ValueError, match="lacks the search knobs"):
         load_preset("partial", tmp_path)
-    # A preset that extends another sets only what it changes, and may not extend itself.
+    # A preset builds on another by its defaults list and sets only what it changes.
     assert load_preset("fast", PRESETS) == dataclasses.replace(cfg, worlds=16)
     assert load_preset("strong", PRESETS) == dataclasses.replace(cfg, worlds=48)
     proposed = load_preset("proposed", PRESETS)
-    assert proposed == dataclasses.replace(cfg, worlds=64, proposer="web/public/bc-ppo-xi6-bal2700.onnx")
-    assert (PRESETS.parents[1] / proposed.proposer).is_file()  # the shipped net it names
+    assert proposed == dataclasses.replace(cfg, worlds=64, proposer="bc-ppo-xi6-bal2700.onnx")
+    assert shipped_model(proposed.proposer) is not None  # the shipped net it names, from any cwd
     wide_late = load_preset("endgame", PRESETS)  # fast, and a wide search with 8 or fewer cards left
     fast = load_preset("fast", PRESETS)
     assert dataclasses.replace(wide_late, endgame=None) == fast and wide_late.endgame_deck_left == 8
@@ -829,11 +839,11 @@ def test_presets_load_and_check_their_knobs(tmp_path):
     believed = load_preset("belief", PRESETS)  # fast at 32 worlds, the hand dealt by the page's net's belief
     assert dataclasses.replace(believed, belief=None) == dataclasses.replace(fast, worlds=32)
     shipped = belief_module.load(believed.belief, "match3")  # the shipped belief it names, from any cwd
-    assert shipped.report["base"] == proposed.proposer  # fitted on the page's net's self-play
+    assert Path(shipped.report["base"]).name == proposed.proposer  # fitted on the page's net's self-play
     assert shipped.report["held_out_loss"] < shipped.report["uniform_loss"]
-    (tmp_path / "a.yaml").write_text("extends: b\nworlds: 2\n")
-    (tmp_path / "b.yaml").write_text("extends: a\n")
-    with pytest.raises(ValueError, match="a cycle"):
+    (tmp_path / "a.yaml").write_text("defaults: [b, _self_]\nworlds: 2\n")
+    (tmp_path / "b.yaml").write_text("defaults: [a, _self_]\n")
+    with pytest.raises(ValueError, match="search preset .a.*a cycle"):
         load_preset("a", tmp_path)
     with pytest.raises(ValueError, match="scales"):
         _cfg(scales=(1.0, 2.0))
@@ -972,24 +982,12 @@ def checkout_presets(monkeypatch):
     monkeypatch.setattr(search_config, "conf_dir", lambda: PRESETS)
 
 
-def test_spec_parsing():
-    from lost_cities.search.spec import is_search_spec, parse
-
-    assert is_search_spec("search:heuristic_expert") and is_search_spec("search/fast:outputs/run")
-    assert not is_search_spec("heuristic_expert") and not is_search_spec("searchlight:x")
-    assert not is_search_spec("outputs/search:x")
-    assert parse("search:heuristic_expert") == ("default", "heuristic_expert")
-    assert parse("search/fast:outputs/run") == ("fast", "outputs/run")
-    with pytest.raises(ValueError, match="search:<base>"):
-        parse("search:")
-
-
-def test_resolve_policy_and_agents_load_accept_search_specs(checkout_presets, match_states, capsys):
+def test_make_policy_and_agents_load_accept_search_specs(checkout_presets, match_states, capsys):
     from lost_cities import agents
-    from lost_cities.evaluation import resolve_policy
+    from lost_cities.policies import make_policy
 
     env = envs.make("match3")
-    policy = resolve_policy("search:heuristic_expert", env)
+    policy = make_policy("search:heuristic_expert", env)
     assert "worlds x" in capsys.readouterr().out  # the cost per decision is printed
     state = _take(match_states, 5)
     action = int(jax.jit(policy)(state, jax.random.PRNGKey(0)))
@@ -997,9 +995,9 @@ def test_resolve_policy_and_agents_load_accept_search_specs(checkout_presets, ma
     agent = agents.load("search:heuristic_expert")
     assert agent.act(state, int(state.to_move), rng=jax.random.PRNGKey(0)) == action
     with pytest.raises(ValueError, match="unknown search preset"):
-        resolve_policy("search/no-such-preset:heuristic_expert", env)
+        make_policy("search/no-such-preset:heuristic_expert", env)
     with pytest.raises(ValueError, match="neither an existing checkpoint"):
-        resolve_policy("search:no_such_bot", env)
+        make_policy("search:no_such_bot", env)
 
 
 def test_a_network_proposes_the_candidates_by_its_logits(tmp_path, match_states):
@@ -1007,8 +1005,9 @@ def test_a_network_proposes_the_candidates_by_its_logits(tmp_path, match_states)
     test network's logits are the expert's action values, so it proposes what the expert's
     own scores do, and a copy with the logits negated scores every legal action the other
     way (the proposer reads the model it is given); an unknown proposer is refused."""
-    from lost_cities.cli import action_fixture
-    from lost_cities.search.spec import _base
+    import action_fixture
+
+    from lost_cities.policies import _base
 
     env = envs.make("match3")
     model = action_fixture.expert_model(tmp_path / "expert.onnx")

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Web client CI: unit tests (TypeScript engine, af1 action features and the search's belief vs
-# the Python parity fixtures, the search, agent index, record, hints), the static build, and the
+# Web client CI: unit tests (the generated Python contract, the TypeScript engine, af1 action
+# features, the search's belief and the search's decisions vs the Python parity fixtures, agent
+# index, record, hints), the static build, and the
 # end-to-end matches (1280x720, 390x844, one against a test-only af1 model, one against the
 # shipped search agent) in
 # headless Chromium checked by `python -m lost_cities.replay`. Writes only git-ignored paths
 # (node_modules/, dist/, test-results/): a run leaves `git status` as it found it.
-# Needs node >= 20 and the lost_cities package installed (pip install -e .).
+# Needs node >= 20 and the lost_cities package installed (pip install -e .); tools/ writes the fixtures.
 set -euo pipefail
 cd "$(dirname "$0")"
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
@@ -20,5 +21,5 @@ npm run build
 # A test-only af1 model (zero weights but the expert-total draw weight: it plays heuristic_expert's
 # moves through the page's af1 rows) for the third e2e match; written to git-ignored test-results/.
 mkdir -p test-results
-(cd .. && python -m lost_cities.cli.action_fixture --expert-model web/test-results/af1-expert.onnx)
+(cd .. && python tools/action_fixture.py --expert-model web/test-results/af1-expert.onnx)
 node e2e/play.mjs --chromium "$CHROMIUM" --af1-model test-results/af1-expert.onnx

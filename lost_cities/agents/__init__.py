@@ -1,55 +1,55 @@
-"""Trained agents usable without the training code: ``load(path).act(state, player)`` (SPEC §5).
+"""Agents: anything a policy spec names, as ``act(state, player) -> action``.
 
-| module         | contract                                                                   |
-| -------------- | -------------------------------------------------------------------------- |
-| ``base``       | ``matching_env`` (the env a saved agent may play: same observation),       |
-|                | ``check_rng`` (a sampled ``act`` needs a key)                              |
-| ``checkpoint`` | ``Agent`` over a training checkpoint (JAX); ``network_logits``,            |
-|                | ``network_policy`` (the greedy policy training gates and evaluation use); |
-|                | ``load_exported``: an ``Agent`` over an exported model's policy weights   |
-| ``onnx``       | ``OnnxAgent`` over an exported model (onnxruntime), same interface         |
-
-Both agent kinds import ``base`` only, never each other; :func:`load` picks one by the path.
+``load(spec)`` takes what every command takes (a run dir, a checkpoint or step dir, an
+exported ``.onnx`` model, or ``search[/<preset>]:<base>``), resolved by
+:mod:`lost_cities.policies`; a trained model is a :class:`lost_cities.models.Agent`
+(or, with ``runtime="onnxruntime"``, the exported graph itself run as the web client runs
+it), a search a :class:`SearchAgent`.
 """
 
-from pathlib import Path
+import jax
+import jax.numpy as jnp
 
-from lost_cities.agents.base import matching_env
-from lost_cities.agents.checkpoint import (
-    Agent,
-    load_checkpoint,
-    load_exported,
-    network_logits,
-    network_policy,
-)
+from lost_cities import envs, models
+from lost_cities.models import Agent, load_checkpoint, load_exported, network_logits, network_policy
+from lost_cities.policies import is_search, make_policy
 
 
-def load(path, env=None, checkpoint="latest"):
-    """An :class:`Agent` from a checkpoint (a run dir: its ``checkpoints/<checkpoint>``,
-    ``latest`` (the final parameters) or ``best``; or a ``checkpoints/best|latest`` dir), or
-    an ``OnnxAgent`` from an exported ``.onnx`` file; ``env`` (an Env or its name) defaults
-    to the env the agent was trained on. ``search:<base>`` (lost_cities/search/spec.py) gives
-    the determinized search on top of ``<base>`` (``env`` defaults to match3 there)."""
-    if str(path).startswith("search"):
-        from lost_cities.search.spec import SearchAgent, is_search_spec
+class SearchAgent:
+    """``load("search:<base>")``: ``act(state, player)`` like any agent.
 
-        if is_search_spec(path):
-            return SearchAgent(path, env)
-    if Path(path).suffix == ".onnx":
-        if not Path(path).is_file():
-            raise FileNotFoundError(f"{path}: no such model file")
-        from lost_cities.agents.onnx import load_onnx  # onnxruntime only when asked for
+    The search samples its worlds from ``rng``; without one it uses a fixed key, so a
+    position always gets the same answer."""
 
-        return load_onnx(path, env)
-    return load_checkpoint(path, env, checkpoint)
+    def __init__(self, spec, env=None, presets=None, **knobs):
+        self.spec = str(spec)
+        self.env = envs.make("match3" if env is None else env) if isinstance(env, str | None) else env
+        self.policy = make_policy(self.spec, self.env, presets, **knobs)
+        self._act = jax.jit(self.policy)
+
+    def act(self, state, player, greedy=True, rng=None):
+        """The search's action for ``player`` (who must be to move); ``greedy`` is accepted for
+        the agent interface (the search has no sampled mode)."""
+        if int(self.env.to_move(state)) != int(player):
+            raise ValueError(f"player {player} is not to move")
+        return int(self._act(state, jax.random.PRNGKey(0) if rng is None else rng).astype(jnp.int32))
+
+
+def load(spec, env=None, checkpoint="latest", runtime="jax"):
+    """The agent ``spec`` names (see the module doc); ``env`` (an Env or its name) defaults to
+    the env a model was trained on (match3 for a search); ``checkpoint`` (``latest`` or
+    ``best``) picks a run dir's checkpoint."""
+    if is_search(spec):
+        return SearchAgent(spec, env)
+    return models.load(spec, env, checkpoint, runtime)
 
 
 __all__ = [
     "Agent",
+    "SearchAgent",
     "load",
     "load_checkpoint",
     "load_exported",
-    "matching_env",
     "network_logits",
     "network_policy",
 ]

@@ -1,23 +1,26 @@
-"""The command-line entry points. Each is reachable three ways: ``python -m lost_cities.<verb>``
-(a thin module that only calls this package), the console script ``lost-cities-<verb>``
-(``[project.scripts]`` in pyproject.toml), and ``main()`` here.
+"""The command-line entry points: each parses its config and calls one function of the
+package. Each is reachable as ``python -m lost_cities.<verb>`` (a thin module that only calls
+this package) and as the console script ``lost-cities-<verb>`` (``[project.scripts]``).
 
-| verb             | config (``pkg://lost_cities.conf``)  | what it does                                |
-| ---------------- | ------------------------------------ | ------------------------------------------- |
-| ``train``        | ``conf/config.yaml`` + groups        | train PPO; run dir with metrics, checkpoints |
-| ``recipe``       | ``conf/cli/recipe.yaml``             | a chain of runs (the strong recipe), resumable |
-| ``evaluate``     | ``conf/cli/evaluate.yaml``           | duplicate evaluation of agent vs opponent    |
-| ``tournament``   | ``conf/cli/tournament.yaml``         | the same, ``a`` vs ``b``, one summary line   |
-| ``carry_probe``  | ``conf/cli/carry_probe.yaml``        | round 3 from injected match carries          |
-| ``export``       | ``conf/cli/export.yaml``             | a checkpoint's policy as ONNX + manifest     |
-| ``replay``       | argparse                             | replay web-client game logs in the engine    |
-| ``report``       | argparse                             | compare runs: learning curves and gates      |
-| ``pool_results`` | argparse                             | one claim from evaluations of deal ranges    |
-| ``bench``        | argparse                             | engine, observation and training throughput  |
-| ``parity_fixture`` | argparse                           | the web client's engine parity fixture       |
+| verb             | config (``pkg://lost_cities.conf``)  | calls                                         |
+| ---------------- | ------------------------------------ | --------------------------------------------- |
+| ``train``        | ``conf/config.yaml`` + groups        | ``training.loop.run``: PPO in a run dir       |
+| ``pretrain``     | ``conf/pretrain.yaml``               | ``training.pretrain.pretrain``: a clone       |
+| ``recipe``       | ``conf/cli/recipe.yaml``             | ``training.recipe.run``: a chain of runs      |
+| ``evaluate``     | ``conf/cli/evaluate.yaml``           | ``evaluation.matchup.run``: duplicate games   |
+| ``tournament``   | ``conf/cli/tournament.yaml``         | the same, ``a`` vs ``b``, one summary line    |
+| ``carry_probe``  | ``conf/cli/carry_probe.yaml``        | ``evaluation.carry.carry_probe``: round 3     |
+| ``export``       | ``conf/cli/export.yaml``             | ``export.export``: ONNX + manifest            |
+| ``belief``       | ``conf/cli/belief.yaml``             | fit, check or export a learned belief         |
+| ``search_bench`` | ``conf/cli/search_bench.yaml``       | ``benchmarks.search.search_cost``             |
+| ``replay``       | argparse (a game log)                | ``game.replay``: web games through the engine |
+| ``report``       | argparse (run dirs)                  | ``training.report.write_report``              |
+| ``pool_results`` | argparse (results files)             | ``evaluation.pooling.pool_results``           |
+| ``bench``        | argparse                             | ``benchmarks.engine``: throughput             |
 
-Hydra configs are found as the package ``lost_cities.conf`` (``conf/`` in the checkout,
-shipped in the wheel), never by a path relative to the source tree.
+The four argparse commands take lists of files or a few flags and write no run dir, so they
+compose no config. Hydra configs are found as the package ``lost_cities.conf`` (``conf/`` in
+the checkout, shipped in the wheel), never by a path relative to the source tree.
 """
 
 CONF = "pkg://lost_cities.conf"  # the training config and its groups
@@ -43,7 +46,7 @@ _register_run_id()
 def _register_path_safe():
     """``${path_safe:<text>}``: ``text`` with the characters a glob reads as a pattern
     (``[ ] * ?``) replaced, for a sweep job's dir named by its overrides: orbax cannot read
-    back checkpoints under a path holding them (``lost_cities.ppo.checkpoint.check_checkpoint_dir``),
+    back checkpoints under a path holding them (``lost_cities.checkpoints.check_checkpoint_dir``),
     and a sweep over a list (``network.hidden=[64],[128]``) would put ``[`` there."""
     from omegaconf import OmegaConf
 
@@ -53,12 +56,3 @@ def _register_path_safe():
 
 
 _register_path_safe()
-
-
-def remove_if_empty(run_dir):
-    """A failed command leaves no empty dir behind (Hydra makes the run dir before the app runs)."""
-    from pathlib import Path
-
-    run_dir = Path(run_dir)
-    if run_dir.is_dir() and not any(run_dir.iterdir()):
-        run_dir.rmdir()

@@ -1,9 +1,9 @@
 """``python -m lost_cities.pool_results PART.json ... [--out POOLED.json]``.
 
 One agent's evaluations on disjoint ranges of the deal bank (``lost_cities.evaluate ...
-first_deal=N`` or experiments/search/run.py), pooled into the result of all their deals
+first_deal=N``), pooled into the result of all their deals
 (:func:`lost_cities.evaluation.pooling.pool_results`): how a claim too slow for one
-sitting is made in parts. Prints the pooled report and the parts' deal ranges; ``--out``
+run is made in parts. Prints the pooled report and the parts' deal ranges; ``--out``
 writes the pooled result as JSON (``RESULTS_SCHEMA`` plus ``parts``). Parts that are not one
 claim (another agent, opponent, env, bank, seed or search knobs; overlapping deals) are an
 error, and nothing is written. A plain argparse CLI: it takes a list of files.
@@ -14,8 +14,9 @@ import json
 import sys
 from pathlib import Path
 
-from lost_cities.cli.evaluate import format_comparison, format_report
 from lost_cities.evaluation.pooling import pool_results
+from lost_cities.evaluation.provenance import provenance
+from lost_cities.evaluation.report import format_comparison, format_report
 
 
 def read_parts(paths):
@@ -47,6 +48,7 @@ def main(argv=None):
         print(format_comparison(pooled))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
+        pooled = {**pooled, "provenance": provenance()}
         args.out.write_text(json.dumps(pooled, indent=2, allow_nan=False) + "\n")
         print(f"wrote {args.out}")
     return 0

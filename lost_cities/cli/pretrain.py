@@ -1,44 +1,20 @@
-"""``python -m lost_cities.pretrain``: a behaviour-cloned policy as a checkpoint (conf/pretrain.yaml).
-
-The run dir is a training run's (config, checkpoint, evaluation) without PPO updates:
-``pretrain.jsonl`` holds the cloning metrics, ``checkpoints/latest/0`` the cloned
-parameters, ``evaluation.json`` the clone's duplicate evaluation. Evaluate or export it
-like any run dir, or start PPO from it with ``init.checkpoint=<run dir>``.
-"""
+"""``python -m lost_cities.pretrain``: a behaviour-cloned policy as a checkpoint
+(conf/pretrain.yaml), :func:`lost_cities.training.pretrain.pretrain`."""
 
 import logging
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
 
-from lost_cities.cli import CONF, remove_if_empty
-from lost_cities.cli.train import (
-    checkpoint_meta,
-    evaluate,
-    prepare_run_dir,
-    print_evaluation,
-)
-from lost_cities.imitation.warm_start import warm_start
-from lost_cities.ppo.checkpoint import Checkpoints
-from lost_cities.ppo.trainer import Trainer
+from lost_cities.cli import CONF
+from lost_cities.training.pretrain import pretrain
 
 
 @hydra.main(config_path=CONF, config_name="pretrain", version_base=None)
 def main(cfg):
-    logging.getLogger("absl").setLevel(logging.WARNING)
-    if cfg.resume is not None:
-        raise ValueError("pretrain runs cannot be resumed; start a new one (it is a few minutes)")
-    if cfg.init.name != "bc" or cfg.init.checkpoint is not None:
-        raise ValueError("pretrain clones a teacher: it needs init=bc with init.checkpoint=null")
-    output_dir = HydraConfig.get().runtime.output_dir
-    try:
-        cfg, run_dir = prepare_run_dir(cfg, output_dir)  # validates before it writes
-    finally:
-        remove_if_empty(output_dir)
-    trainer = Trainer.from_config(cfg)
-    state = warm_start(trainer, trainer.init(cfg.seed), run_dir, progress=cfg.progress)
-    checkpoints = Checkpoints(run_dir, 1)
-    checkpoints.save(0, state, checkpoint_meta(trainer, 0))
-    checkpoints.close()
-    print(f"\nrun dir: {run_dir}\n  cloning metrics: {run_dir / 'pretrain.jsonl'}")
-    print_evaluation(run_dir, evaluate(trainer, state, run_dir))
+    logging.getLogger("absl").setLevel(logging.WARNING)  # orbax logs every checkpoint operation at INFO
+    pretrain(cfg, HydraConfig.get().runtime.output_dir)
+
+
+if __name__ == "__main__":
+    main()

@@ -6,13 +6,9 @@ The same run as ``lost_cities.evaluate`` (a is the agent, b the opponent), print
 import hydra
 
 from lost_cities.cli import CLI_CONF
-from lost_cities.cli.evaluate import (
-    format_summary,
-    quiet_libraries,
-    removing_empty_run_dir,
-    run,
-    write_results,
-)
+from lost_cities.cli.evaluate import quiet_libraries, removing_empty_run_dir, write_results
+from lost_cities.evaluation.matchup import run
+from lost_cities.evaluation.report import format_summary
 
 
 @hydra.main(version_base=None, config_path=CLI_CONF, config_name="tournament")

@@ -1,9 +1,12 @@
 """The one environment interface everything above the engine uses.
 
-Training, evaluation, bots and export see an :class:`Env`: a bundle of pure functions
+Training, evaluation, search and export see an :class:`Env`: a bundle of pure functions
 over the environment's own state pytree. Which game is played (one round, or the
 3-round match) is chosen by name in :func:`lost_cities.envs.make`; no code above this
-interface branches on it.
+interface branches on it. What the scripted players and the search read of any state
+(its current round, the round's index, the carry, the state with a round replaced or its
+unseen cards dealt afresh) is :mod:`lost_cities.game.views`, the one place that tells the
+two kinds of state apart.
 """
 
 from collections.abc import Callable
@@ -32,10 +35,10 @@ class Env:
     - ``final_margin(state)``: float32[2], each seat's margin so far in points: the carry
       of the finished rounds plus the current round's board-score difference (one round:
       the board difference). Once done it equals the terminal reward; it never jumps at a
-      round change. It is also the shaping potential ``Phi`` of SPEC §6 (``reward=shaped``).
+      round change. It is also the shaping potential ``Phi`` of docs/design.md (``reward=shaped``).
     - ``round_state(state)``: the current round :class:`lost_cities.State`, for
       scripted policies and displays.
-    - ``rounds``: how many rounds an episode has.
+    - ``rounds``: how many rounds an episode has; ``state_type``: the class of its states.
     """
 
     name: str
@@ -43,6 +46,7 @@ class Env:
     obs_dim: int
     privileged_dim: int
     rounds: int
+    state_type: type
     init: Callable[[jax.Array], EnvState]
     init_from_deal: Callable[[jax.Array, jax.Array], EnvState]
     step: Callable[[EnvState, jax.Array], tuple[EnvState, jax.Array, jax.Array]]

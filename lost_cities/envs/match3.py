@@ -5,6 +5,7 @@ import jax.numpy as jnp
 from lost_cities.envs.base import Env
 from lost_cities.game.engine import score
 from lost_cities.game.match import (
+    MatchState,
     carry_margin,
     match_legal_action_mask,
     match_reset,
@@ -38,6 +39,7 @@ def make_match3() -> Env:
         obs_dim=OBS_V2_DIM,
         privileged_dim=PRIVILEGED_V2_DIM,
         rounds=3,
+        state_type=MatchState,
         init=match_reset,
         init_from_deal=match_reset_from,
         step=match_step,

@@ -3,7 +3,7 @@
 import jax.numpy as jnp
 
 from lost_cities.envs.base import Env
-from lost_cities.game.engine import legal_action_mask, reset, reset_from_order, score, step
+from lost_cities.game.engine import State, legal_action_mask, reset, reset_from_order, score, step
 from lost_cities.obs.privileged import HIDDEN_DIM, hidden_information
 from lost_cities.obs.v1 import OBS_DIM, OBS_VERSION, observation
 
@@ -19,6 +19,7 @@ def make_single_round() -> Env:
         obs_dim=OBS_DIM,
         privileged_dim=OBS_DIM + HIDDEN_DIM,
         rounds=1,
+        state_type=State,
         init=reset,
         init_from_deal=lambda deck_orders, coins: reset_from_order(deck_orders[0], coins[0]),
         step=step,

@@ -1,4 +1,4 @@
-"""Duplicate evaluation on fixed deal banks, gates, and the policy resolver shared by the CLIs."""
+"""Duplicate evaluation on fixed deal banks, its intervals and pooling, gates, the carry probe."""
 
 from lost_cities.evaluation.comparison import COMPARISON_SCHEMA, compare
 from lost_cities.evaluation.deals import bank_versions, deal_bank
@@ -10,7 +10,6 @@ from lost_cities.evaluation.duplicate import (
     summarise,
 )
 from lost_cities.evaluation.gates import check_gates_config, gate_metrics, run_gates
-from lost_cities.evaluation.policies import current_round_only, resolve_policy
 from lost_cities.evaluation.stats import mean_interval, wilson_interval
 
 __all__ = [
@@ -20,13 +19,11 @@ __all__ = [
     "bank_versions",
     "check_gates_config",
     "compare",
-    "current_round_only",
     "deal_bank",
     "duplicate_evaluate",
     "gate_metrics",
     "mean_interval",
     "play_duplicate",
-    "resolve_policy",
     "run_gates",
     "summarise",
     "wilson_interval",

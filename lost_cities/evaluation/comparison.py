@@ -3,8 +3,8 @@
 Both agents play :func:`~lost_cities.evaluation.duplicate.play_duplicate` with the same
 deals, seats and key, so a deal's luck is shared; the per-deal difference of their scores
 and margins then has a far tighter interval than two separate Wilson intervals
-(experiments/strength/README.md, session 10: a step worth a point a match showed only in
-the paired interval). ``python -m lost_cities.evaluate agent=A baseline=B`` reports it.
+(experiments/expert-iteration/: a step worth a point a match showed only in the paired
+interval). ``python -m lost_cities.evaluate agent=A baseline=B`` reports it.
 """
 
 import inspect

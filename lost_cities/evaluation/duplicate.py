@@ -192,7 +192,7 @@ def mover_actions(policy, states, keys, need, capacity, progress=None):
     longest one ends, so a pass of games at the same point of their rounds pays only for
     their own rest of the round, not for the game furthest from its round's end
     (search/default against the expert, 100 deals: 128 s against 165 s, medians of 3; a
-    network's evaluation is not slower; experiments/search/README.md, session 16).
+    network's evaluation is not slower; experiments/search-cost/).
     """
     if progress is None:
         order = jnp.argsort(~need, stable=True)  # the games that need the policy first

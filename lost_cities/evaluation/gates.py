@@ -21,7 +21,7 @@ from omegaconf import MISSING, DictConfig, OmegaConf
 
 from lost_cities.evaluation.deals import bank_versions, deal_bank
 from lost_cities.evaluation.duplicate import RESULT_METRICS, duplicate_evaluate
-from lost_cities.evaluation.policies import resolve_policy
+from lost_cities.policies import make_policy
 
 
 def _require(condition, message):
@@ -116,7 +116,7 @@ def run_gates(env, policy, gates_cfg, key, sharding=None):
     out = {}
     for name, gate in cfg.gates.items():
         deck_orders, coins = deal_bank(gate.deals, cfg.bank)
-        opponent = resolve_policy(gate.opponent, env)
+        opponent = make_policy(gate.opponent, env)
         gate_key = jax.random.fold_in(key, zlib.crc32(name.encode()) & 0x7FFFFFFF)
         results = duplicate_evaluate(
             env, policy, opponent, deck_orders, coins, gate_key, cfg.batch_size, sharding=sharding

@@ -1,7 +1,7 @@
 """One agent's evaluations on disjoint ranges of the deal bank, pooled into one result.
 
 A strength claim is 10,000 deals; a search agent plays 500 in half an hour on a 2-core CPU,
-so its claim is made in parts (``first_deal=0, 500, ...``) over several sittings. Pooling
+so its claim is made in parts (``first_deal=0, 500, ...``) over several runs. Pooling
 the parts' results by hand (averaging their win rates, guessing a margin interval) is where
 such a claim goes wrong, so :func:`pool_results` does it from the summaries alone and
 exactly: every field is what :func:`~lost_cities.evaluation.duplicate.summarise` gives for
@@ -33,12 +33,12 @@ PER_GAME_RATES = (
 )
 # What makes parts one claim: they must agree on each of these they carry (run.py's
 # results have ``overrides`` and no ``bank`` or ``seed``; the CLIs' the other way round).
-IDENTITY_KEYS = ("schema_version", "env", "agent", "opponent", "bank", "seed", "overrides")
+IDENTITY_KEYS = ("schema_version", "env", "agent", "opponent", "bank", "seed", "search", "overrides")
 
 
 def pool_results(parts) -> Results:
-    """The result of all ``parts`` (results dicts of ``lost_cities.evaluate`` or
-    experiments/search/run.py, each with ``first_deal``) as one evaluation of their deals.
+    """The result of all ``parts`` (results dicts of ``lost_cities.evaluate``, each with
+    ``first_deal``) as one evaluation of their deals.
 
     The parts must be one agent against one opponent (``IDENTITY_KEYS``) on disjoint deal
     ranges; a ``baseline`` and ``versus_baseline`` pool too when every part has them. The

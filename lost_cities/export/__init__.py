@@ -5,6 +5,7 @@
 | ``onnx`` | ``policy_graph`` (the MLP or ActionNet policy as a hand-built opset-17 graph;    |
 |          | ActionNet's model also takes the af1 rows), ``manifest`` (with ``features`` and  |
 |          | ``strength``), ``export``; the model/manifest contract is in the module docstring |
+| ``belief`` | a learned belief as ONNX + manifest, for the page's search                    |
 
 ``python -m lost_cities.export checkpoint=... out=...`` is :mod:`lost_cities.cli.export`.
 """

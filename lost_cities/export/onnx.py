@@ -33,18 +33,18 @@ import hashlib
 import json
 from pathlib import Path
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from lost_cities import agents
 from lost_cities.game.cards import N_ACTIONS, N_DRAW_SOURCES
+from lost_cities.models import load_checkpoint
+from lost_cities.models.checkpoint import checkpoint_dir
+from lost_cities.models.exported import layer_name
 from lost_cities.networks import current_target
 from lost_cities.networks.features import AF_VERSION, N_DRAW_FEATURES, N_PLACEMENT_FEATURES, N_PLACEMENTS
 from lost_cities.networks.nets import ILLEGAL_LOGIT
-from lost_cities.ppo.run_dir import GATES_FILE, read_metrics
+from lost_cities.training.run_dir import GATES_FILE, GATES_HISTORY_FILE, gates_at, read_metrics
 
 MLP_TARGET = "lost_cities.networks.nets.ActorCritic"
 ACTION_TARGET = "lost_cities.networks.nets.ActionNet"
@@ -57,7 +57,7 @@ FEATURE_INPUTS = {
 OPSET = 17
 IR_VERSION = 8  # readable by every onnxruntime(-web) release that supports opset 17
 ACTION_ENCODING = (
-    "action = hand_slot * 12 + place_type * 6 + draw_source (SPEC §4): hand_slot 0..7 indexes "
+    "action = hand_slot * 12 + place_type * 6 + draw_source (docs/encodings.md): hand_slot 0..7 indexes "
     "the sorted hand, place_type 0 play / 1 discard, draw_source 0 deck / 1..5 the colour's discard pile"
 )
 SQRT_2_OVER_PI = np.sqrt(2 / np.pi).astype(np.float32)  # as jax.nn.gelu(approximate=True) computes it
@@ -76,21 +76,6 @@ class Graph:
     def node(self, op, inputs, output, **attributes):
         self.nodes.append(helper.make_node(op, inputs, [output], **attributes))
         return output
-
-
-def layer_name(module_path):
-    """The ONNX name of a policy layer's weights (``<name>_kernel``, ``<name>_bias``) from its
-    flax module path: ``("trunk", "Dense_i")`` is ``trunk<i>_linear``, ``("placement_layers_i",)``
-    ``placement<i+1>_linear``, any other layer its module's name. One mapping for writing the
-    model and for reading its weights back (:func:`read_policy_params`)."""
-    *outer, module = module_path
-    if outer == ["trunk"]:
-        return f"trunk{module.removeprefix('Dense_')}_linear"
-    if not outer and module.startswith("placement_layers_"):
-        return f"placement{int(module.removeprefix('placement_layers_')) + 1}_linear"
-    if outer:
-        raise ValueError(f"no ONNX name for the policy layer {'/'.join(module_path)}")
-    return module
 
 
 def _relu(graph, x, name):
@@ -134,32 +119,6 @@ def _dense_nd(graph, x, layer, name):
     if "bias" not in layer:
         return product
     return graph.node("Add", [product, graph.constant(f"{name}_bias", layer["bias"])], name)
-
-
-def read_policy_params(path, template):
-    """``template`` (a network's params, ``{"params": {...}}``) with every policy weight read from
-    the exported model at ``path``: the model's initializers are its trained policy, named by
-    :func:`layer_name`. The critic (``critic``, which the model leaves out) keeps the template's
-    values. A weight the model lacks, or holds in another shape, is an error that names it: the
-    template is not the network the model was exported from (each layer's input is the one
-    before it, so a missing or extra layer shows as such a weight)."""
-    initializers = {init.name: numpy_helper.to_array(init) for init in onnx.load(str(path)).graph.initializer}
-
-    def read(key_path, leaf):
-        names = [key.key for key in key_path]
-        if names[0] != "params" or names[1] == "critic":
-            return leaf
-        name = f"{layer_name(tuple(names[1:-1]))}_{names[-1]}"
-        value = initializers.get(name)
-        if value is None or value.shape != leaf.shape:
-            found = "has no such weight" if value is None else f"has shape {value.shape}"
-            raise ValueError(
-                f"{path}: this network has {name} of shape {tuple(leaf.shape)}, the model {found}: it was "
-                "exported from another network (its manifest's `network` says which)"
-            )
-        return jnp.asarray(value, leaf.dtype)
-
-    return jax.tree_util.tree_map_with_path(read, template)
 
 
 def shape_constant(graph, name, dims):
@@ -294,7 +253,7 @@ def config_digest(config):
     return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
 
 
-# Anchors from strongest to weakest (SPEC §6); the web client's fallback reads the same order.
+# Anchors from strongest to weakest (docs/design.md); the web client's fallback reads the same order.
 ANCHORS = ("heuristic_expert", "heuristic_cautious", "heuristic_balanced", "discard_only", "random")
 STRENGTH_REQUIRED = ("opponent", "games", "win_rate")
 STRENGTH_SHOWN = ("win_rate_lower", "win_rate_upper", "margin_mean")
@@ -357,7 +316,6 @@ def manifest(agent, checkpoint, name, evaluation=None):
             f"{checkpoint}: the checkpoint metadata has no training config; re-save it with lost_cities.train"
         )
     run_dir = run_dir_of(checkpoint)
-    gates = run_dir / GATES_FILE if run_dir else None
     if evaluation is not None:
         strength = strength_from_results(json.loads(Path(evaluation).read_text()))
     else:
@@ -379,7 +337,7 @@ def manifest(agent, checkpoint, name, evaluation=None):
         "checkpoint": checkpoint_label(checkpoint),
         "update": meta["update"],
         "config_sha256": config_digest(meta["config"]),
-        "gates": json.loads(gates.read_text()) if gates and gates.exists() else None,
+        "gates": gates_of_update(run_dir, meta["update"]),
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
     if features is not None:
@@ -389,19 +347,41 @@ def manifest(agent, checkpoint, name, evaluation=None):
     return info
 
 
+def gates_of_update(run_dir, update):
+    """The gates of the exported update (``gates.jsonl``; None when no gate ran at it); a run
+    from before that file knows only its latest gates (``gates.json``)."""
+    if run_dir is None:
+        return None
+    if (run_dir / GATES_HISTORY_FILE).exists():
+        return gates_at(run_dir, update)
+    latest = run_dir / GATES_FILE
+    return json.loads(latest.read_text()) if latest.exists() else None
+
+
+def resolve_checkpoint(checkpoint, which="latest"):
+    """A run dir's ``checkpoints/<which>``; a checkpoint or step dir as it is."""
+    path = Path(checkpoint)
+    if (path / "checkpoints").is_dir():
+        return checkpoint_dir(path, which)
+    return path
+
+
 def default_name(meta, checkpoint):
     """``<experiment> <run dir> update <n>``: enough to find the run the model came from."""
     run_dir = run_dir_of(checkpoint) or Path(checkpoint)
     return f"{meta['config']['experiment_name']} {run_dir.absolute().name} update {meta['update']}"
 
 
-def export(checkpoint, out, name=None, evaluation=None):
-    """Write ``out`` (.onnx) and its manifest (.json); returns both paths. ``evaluation``:
-    a results JSON whose result becomes the manifest's ``strength`` (see :func:`manifest`)."""
+def export(checkpoint, out, name=None, evaluation=None, which="latest"):
+    """Write ``out`` (.onnx) and its manifest (.json); returns both paths. ``checkpoint``: a
+    run dir (its ``checkpoints/<which>``: ``latest`` or ``best``), a checkpoint dir or one
+    step of those; ``evaluation``: a results JSON whose result becomes the manifest's
+    ``strength`` (see :func:`manifest`). The manifest's ``gates`` are the exported update's."""
     out = Path(out)
     if out.suffix != ".onnx":
         raise ValueError(f"out={out} must end in .onnx (the manifest is written beside it as .json)")
-    agent = agents.load(checkpoint)
+    checkpoint = resolve_checkpoint(checkpoint, which)
+    agent = load_checkpoint(checkpoint)
     model = policy_graph(agent.params, agent.meta["network"], agent.meta["obs_dim"])
     info = manifest(agent, checkpoint, name, evaluation)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,5 @@
-"""The rules (SPEC §2-§5): pure JAX functions over immutable pytrees, jit/vmap-able.
+"""The rules (docs/rules.md, docs/encodings.md, docs/api.md): pure JAX functions over immutable
+pytrees, jit/vmap-able.
 
 | module        | contract                                                                      |
 | ------------- | ----------------------------------------------------------------------------- |
@@ -9,6 +10,6 @@
 |               | ``match_legal_action_mask``; ``batched_match_*`` beside them                   |
 | ``sampling``  | uniformly random legal actions (scripted bots, the benchmark)                  |
 
-Nothing here knows about observations, training or the CLIs; the public API of SPEC §5
+Nothing here knows about observations, training or the CLIs; the public API of docs/api.md
 is re-exported from :mod:`lost_cities`.
 """

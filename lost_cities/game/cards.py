@@ -1,4 +1,4 @@
-"""Card and action encodings (SPEC §4). Fixed: the web client and the tests depend on them."""
+"""Card and action encodings (docs/encodings.md). Fixed: the web client and the tests depend on them."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,4 @@
-"""Pure-JAX rules engine for one round of Lost Cities (SPEC §2, §4, §5).
+"""Pure-JAX rules engine for one round of Lost Cities (docs/rules.md, docs/encodings.md, docs/api.md).
 
 Representation, chosen for batched speed on CPU (all small integer arrays, updated
 with one-hot selects rather than gathers/scatters so that ``vmap`` lowers to fused

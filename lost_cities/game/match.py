@@ -1,4 +1,4 @@
-"""The real game: a 3-round match on top of the round engine (SPEC §3, §5).
+"""The real game: a 3-round match on top of the round engine (docs/rules.md, docs/api.md).
 
 All randomness is drawn at reset: three deck orders and three coins. The three rounds'
 deals (``loc`` and sorted hands) are computed there too and kept in the ``MatchState``,

@@ -16,8 +16,15 @@ from pathlib import Path
 import jax
 from omegaconf import OmegaConf
 
+from lost_cities.checkpoints import restore_params
 from lost_cities.imitation.bc import BehaviourCloning
+from lost_cities.models.base import read_manifest
+from lost_cities.models.checkpoint import checkpoint_step
+from lost_cities.models.exported import read_policy_params
+from lost_cities.networks import current_targets
+from lost_cities.policies import ModelSpec, SearchSpec, make_policy, parse
 from lost_cities.ppo.opponent.league import init_pool
+from lost_cities.search.config import load_preset
 
 PRETRAIN_FILE = "pretrain.jsonl"  # one row of cloning metrics per BC update
 
@@ -55,16 +62,12 @@ def clone(trainer, init_cfg, params, key, log_path=None, progress=True):
 def _teacher_and_opponent(init_cfg, env):
     """The teacher, and ``init.opponent``'s policy (or None). A search teacher facing an
     opponent takes it as its opponent's model (``opponent_rollout``) unless its preset names one."""
-    from lost_cities.evaluation.policies import resolve_policy
-    from lost_cities.search.config import load_preset
-    from lost_cities.search.spec import is_search_spec, parse, resolve_search
-
-    teacher, opponent = init_cfg.teacher, init_cfg.opponent
+    teacher, opponent = parse(init_cfg.teacher), init_cfg.opponent
     if opponent is None:
-        return resolve_policy(teacher, env), None
-    if is_search_spec(teacher) and load_preset(parse(teacher)[0]).opponent_rollout is None:
-        return resolve_search(teacher, env, opponent_rollout=opponent), resolve_policy(opponent, env)
-    return resolve_policy(teacher, env), resolve_policy(opponent, env)
+        return make_policy(teacher, env), None
+    if isinstance(teacher, SearchSpec) and load_preset(teacher.preset).opponent_rollout is None:
+        return make_policy(teacher, env, opponent_rollout=opponent), make_policy(opponent, env)
+    return make_policy(teacher, env), make_policy(opponent, env)
 
 
 def warm_start(trainer, state, run_dir, progress=True):
@@ -95,12 +98,15 @@ def load_pretrained(checkpoint, trainer, key="init.checkpoint", template=None):
     (``key``: the setting that named it, for the error). An exported model (``.onnx``, e.g. a
     shipped agent) gives its policy's weights, the critic's coming from ``template`` (this
     run's fresh parameters; the model has no critic)."""
-    from lost_cities.agents.checkpoint import checkpoint_step
-    from lost_cities.ppo.checkpoint import restore_params
-
-    if Path(checkpoint).suffix == ".onnx":
-        return _exported_params(checkpoint, trainer, key, template)
-    params, meta = restore_params(*checkpoint_step(checkpoint))
+    try:
+        spec = parse(checkpoint)
+    except (ValueError, FileNotFoundError) as error:
+        raise type(error)(f"{key}={checkpoint}: {error}") from error
+    if not isinstance(spec, ModelSpec):
+        raise ValueError(f"{key}={checkpoint!r}: a run dir, checkpoint dir or exported .onnx model")
+    if spec.exported:
+        return _exported_params(spec.path, trainer, key, template)
+    params, meta = restore_params(*checkpoint_step(spec.path))
     wanted = jax.tree.map(lambda x: (x.shape, str(x.dtype)), trainer.init_params())
     found = jax.tree.map(lambda x: (tuple(x.shape), str(x.dtype)), params)
     if meta.get("env") != trainer.env.name or found != wanted:
@@ -112,14 +118,10 @@ def load_pretrained(checkpoint, trainer, key="init.checkpoint", template=None):
 
 
 def _exported_params(model, trainer, key, template):
-    from lost_cities.agents.base import read_manifest
-    from lost_cities.export.onnx import read_policy_params
-
-    if not Path(model).is_file():
-        raise FileNotFoundError(f"{key}={model}: no such model file")
     meta = read_manifest(model)
     wanted = OmegaConf.to_container(trainer.cfg.network, resolve=True)
-    if meta.get("env") != trainer.env.name or meta.get("network") != wanted:
+    found = current_targets(meta.get("network") or {})
+    if meta.get("env") != trainer.env.name or found != wanted:
         raise ValueError(
             f"{key}={model}: its network ({meta.get('network')}, env {meta.get('env')}) "
             f"does not match this run's ({wanted}, env {trainer.env.name})"

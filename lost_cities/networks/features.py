@@ -1,6 +1,6 @@
 """Action features ``af1``: what each of the 96 actions does, read off the observation.
 
-An action is (hand slot, place type, draw source) (SPEC §4), but observations v1/v2
+An action is (hand slot, place type, draw source) (docs/encodings.md), but observations v1/v2
 encode cards by id, so an MLP over them must first learn which card sits in which hand
 slot. This block gives each action its facts directly: the slot's card, its colour's
 state on both sides of the table, the placement, the draw, and ``heuristic_expert``'s

@@ -2,7 +2,7 @@
 
 | module         | contract                                                                  |
 | -------------- | ------------------------------------------------------------------------- |
-| ``v1``         | ``observation(state, player)``: the single-round encoding of SPEC §4,     |
+| ``v1``         | ``observation(state, player)``: the single-round encoding of docs/encodings.md,     |
 |                | ``OBS_DIM = 454`` floats, bit-exact; ``batched_obs`` beside it             |
 | ``v2``         | ``match_observation(ms, player)``: the match encoding, ``OBS_V2_DIM = 512``;|
 |                | ``privileged_match_observation`` (critic only); layout table in the module |

@@ -1,4 +1,4 @@
-"""Observation v1 (SPEC §4): the single-round encoding, 454 floats, bit-exact.
+"""Observation v1 (docs/encodings.md): the single-round encoding, 454 floats, bit-exact.
 
 | indices              | content                                                    |
 | -------------------- | ---------------------------------------------------------- |

@@ -1,4 +1,4 @@
-"""Observation v2: the match encoding (SPEC §4), 512 floats from one player's view.
+"""Observation v2: the match encoding (docs/encodings.md), 512 floats from one player's view.
 
 It is observation v1 of the current round followed by what the match adds: the score
 of the finished rounds, where the match stands, the deck clock, and per colour how many

@@ -29,7 +29,10 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING, OmegaConf
 
+from lost_cities.bots import BOTS
+from lost_cities.envs import names
 from lost_cities.evaluation.gates import GatesConfig
+from lost_cities.policies import BotSpec, ModelSpec, parse
 
 
 def _require(condition, message):
@@ -42,8 +45,6 @@ class EnvConfig:
     name: str = MISSING
 
     def __post_init__(self):
-        from lost_cities.envs import names
-
         _require(
             self.name in names(),
             f"env.name={self.name!r} is not an environment; choose one of {names()}",
@@ -56,7 +57,9 @@ class TanhRewardConfig:
     scale: float = MISSING
 
     def __post_init__(self):
-        _require(self.scale > 0, f"reward.scale must be > 0 (got {self.scale}); SPEC §6 suggests 30..50")
+        _require(
+            self.scale > 0, f"reward.scale must be > 0 (got {self.scale}); docs/design.md suggests 30..50"
+        )
 
 
 @dataclass
@@ -92,13 +95,16 @@ class OmniscientCriticConfig(SharedCriticConfig):
 
 
 def check_policy_names(names, key, allowed=("self",)):
-    """Each name is a bot, one of ``allowed``, or an existing checkpoint dir / ``.onnx`` file."""
-    from pathlib import Path
-
-    from lost_cities.bots import BOTS
-
+    """Each name is a bot, one of ``allowed``, or an existing checkpoint dir / ``.onnx`` file
+    (:func:`lost_cities.policies.parse`; a search is too slow to train against)."""
     for name in names:
-        if name not in BOTS and name not in allowed and not Path(str(name)).expanduser().exists():
+        if name in allowed:
+            continue
+        try:
+            spec = parse(name)
+        except (ValueError, FileNotFoundError):
+            spec = None
+        if not isinstance(spec, BotSpec | ModelSpec):
             kinds = [f"a bot {sorted(BOTS)}", *map(repr, allowed), "an existing checkpoint dir / .onnx file"]
             raise ValueError(f"{key}: unknown opponent {name!r}; expected " + " or ".join(kinds))
 
@@ -164,7 +170,7 @@ class PPOConfig:
     lr: float = MISSING
     anneal_lr: bool = MISSING
     gamma: float = MISSING
-    gae_lambda: float | None = MISSING  # None: the critic's default (SPEC §6)
+    gae_lambda: float | None = MISSING  # None: the critic's default (docs/design.md)
     clip_eps: float = MISSING
     ent_coef: float = MISSING
     vf_coef: float = MISSING

@@ -6,12 +6,10 @@ belief learned from self-play maps what the mover knows to each unseen card's ch
 lying in the opponent's unknown hand; the search knob ``belief: <file>`` deals the worlds'
 opponent hands from it, everything else as in a uniform world. Told the opponent's true
 hand, the search on the page's net realizes about +3 points a round more than with
-uniform worlds; a belief trained here on 1.2M positions, about +1
-(experiments/search/README.md, sessions 21-22).
+uniform worlds; a belief trained on 1.2M positions, about +1 (experiments/search-belief/).
 
-    python -m lost_cities.search.belief train BELIEF.msgpack --base SPEC [--moves 8] ...
-    python -m lost_cities.search.belief check BELIEF.msgpack --base SPEC
-    python -m lost_cities.search.belief export BELIEF.msgpack OUT.onnx
+Fitting a belief on a policy's self-play is :mod:`lost_cities.imitation.belief`
+(``python -m lost_cities.belief``); its ONNX export for the page, :mod:`lost_cities.export.belief`.
 
 What the belief reads, all of it the mover's (:func:`features`)::
 
@@ -20,44 +18,25 @@ What the belief reads, all of it the mover's (:func:`features`)::
     [ ... its ``moves``-th latest move, the same 120 (zeros before the round had it) ]
 """
 
-import argparse
 import dataclasses
 import functools
 import json
-import math
-import time
 from pathlib import Path
 
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
 from flax import serialization
 from jax.tree_util import Partial
 
+from lost_cities import envs
 from lost_cities.game.cards import CARD_IDS, HAND_SIZE, N_CARDS, decode_action
-from lost_cities.game.engine import LOC_HAND, LOC_KNOWN, MOVE_HISTORY
-from lost_cities.search.determinize import (
-    deck_dealt_afresh,
-    determinize,
-    round_of,
-    sorted_hand,
-    unseen_cards,
-    with_round,
-)
+from lost_cities.game.engine import LOC_HAND, LOC_KNOWN
+from lost_cities.game.views import current_round, with_round
+from lost_cities.search.determinize import deck_dealt_afresh, determinize, sorted_hand, unseen_cards
 
 FORMAT = "lost_cities.belief/1"
-# Training defaults (the CLI's too). On the page's net, 1.2M positions (7 GB of features)
-# reach a held-out loss per unseen card of 0.4824 where 300k reached 0.4904 (uniform: 0.5281).
-POSITIONS = 1_200_000
-STEPS = 8000
-MOVES = 8
-HIDDEN = (256, 256)
-BATCH = 1024
-LEARNING_RATE = 1e-3
-HELD_OUT = 20_000
-EVERY = 5  # every 5th ply of a game: consecutive plies share most of a hand
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,7 +58,7 @@ class BeliefNet(nn.Module):
     layer starts at zero, so an untrained belief deals exactly the uniform worlds' hands and
     a little data cannot make it worse than them by much."""
 
-    hidden: tuple = HIDDEN
+    hidden: tuple = (256, 256)
 
     @nn.compact
     def __call__(self, x, prior):
@@ -92,7 +71,7 @@ def features(env, env_state, moves):
     """float32[obs_dim + 120 * moves]: the mover's observation, then for each of the
     opponent's latest ``moves`` moves of the round the card it placed, one-hot, once as a
     play and once as a discard (see the module doc)."""
-    state = round_of(env_state)
+    state = current_round(env_state)
     obs = env.observe(env_state, state.to_move)
     if moves == 0:
         return obs
@@ -107,7 +86,7 @@ def features(env, env_state, moves):
 def uniform_logit(env_state):
     """float32: the log-odds of each unseen card lying in the opponent's unknown hand in a
     uniform world: that hand's size over the other unseen cards."""
-    state = round_of(env_state)
+    state = current_round(env_state)
     held = jnp.sum(state.loc == LOC_HAND + 1 - state.to_move.astype(jnp.int32))
     unseen = jnp.sum(unseen_cards(state, state.to_move))
     share = jnp.clip(held / jnp.maximum(unseen, 1), 1e-4, 1 - 1e-4)
@@ -163,8 +142,6 @@ def believed_round(rng, state, logits):
 
 @functools.lru_cache(maxsize=16)
 def _world_fn(env_name, moves, hidden):
-    from lost_cities import envs
-
     env, net = envs.make(env_name), BeliefNet(hidden)
 
     def world(params, rng, env_state):
@@ -172,7 +149,7 @@ def _world_fn(env_name, moves, hidden):
         logits = net.apply(params, features(env, env_state, moves), uniform_logit(env_state))
         world_key, hand_key = jax.random.split(rng)
         return with_round(
-            determinize(world_key, env_state), believed_round(hand_key, round_of(env_state), logits)
+            determinize(world_key, env_state), believed_round(hand_key, current_round(env_state), logits)
         )
 
     return world
@@ -213,7 +190,7 @@ def locate(name_or_path):
     raise FileNotFoundError(
         f"search.belief={str(name_or_path)!r}: neither a file (a relative path is read from "
         f"{Path.cwd()}) nor a shipped belief ({', '.join(shipped())}); train one with "
-        f"python -m lost_cities.search.belief train {path} --base <policy>"
+        f"python -m lost_cities.belief belief={path} base=<policy>"
     )
 
 
@@ -235,286 +212,3 @@ def load(path, env_name=None):
     return LearnedBelief(
         payload["params"], meta["env"], int(meta["moves"]), tuple(meta["hidden"]), meta["report"]
     )
-
-
-ONNX_FORMAT = "lost-cities-belief"  # the exported model's manifest (:func:`export_onnx`)
-ONNX_VERSION = 1
-ONNX_ENV = "match3"  # the page plays the match
-
-
-def export_onnx(belief, out, source):
-    """Write ``belief`` as an ONNX model ``out`` (.onnx) and its manifest (the same stem,
-    .json); returns both paths. It exists for the web client's search mode, which deals its
-    worlds' opponent hands from the belief in onnxruntime-web: inputs ``features``
-    float32[N, F] (:func:`features`) and ``prior`` float32[N] (:func:`uniform_logit`),
-    output ``logits`` float32[N, 60], what :class:`BeliefNet` computes (Gemm and Relu
-    nodes, then the prior added to every card). ``source`` names the belief's file in the
-    manifest."""
-    import onnx
-    from onnx import TensorProto, helper
-
-    from lost_cities import envs
-    from lost_cities.export.onnx import ACTIVATIONS, IR_VERSION, OPSET, Graph, dense, shape_constant
-
-    if belief.env_name != ONNX_ENV:
-        raise ValueError(
-            f"{source}: the belief reads {belief.env_name} states; the web client plays {ONNX_ENV} "
-            "(train one with --env match3)"
-        )
-    out = Path(out)
-    if out.suffix != ".onnx":
-        raise ValueError(f"out={out} must end in .onnx (the manifest is written beside it as .json)")
-    env = envs.make(belief.env_name)
-    features_dim = env.obs_dim + 2 * N_CARDS * belief.moves
-    weights = belief.params["params"]
-    if weights["Dense_0"]["kernel"].shape[0] != features_dim:
-        raise ValueError(
-            f"{source}: its first layer reads {weights['Dense_0']['kernel'].shape[0]} features, "
-            f"{belief.env_name} with {belief.moves} moves gives {features_dim}"
-        )
-    graph = Graph()
-    x = "features"
-    for i in range(len(belief.hidden)):
-        x = ACTIVATIONS["relu"](graph, dense(graph, x, weights[f"Dense_{i}"], f"Dense_{i}"), f"relu_{i}")
-    correction = dense(graph, x, weights[f"Dense_{len(belief.hidden)}"], "correction")
-    column = graph.node("Unsqueeze", ["prior", shape_constant(graph, "axis1", [1])], "prior_column")
-    graph.node("Add", [column, correction], "logits")
-    model = helper.make_model(
-        helper.make_graph(
-            graph.nodes,
-            "lost_cities_belief",
-            inputs=[
-                helper.make_tensor_value_info("features", TensorProto.FLOAT, ["N", features_dim]),
-                helper.make_tensor_value_info("prior", TensorProto.FLOAT, ["N"]),
-            ],
-            outputs=[helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["N", N_CARDS])],
-            initializer=graph.initializers,
-        ),
-        opset_imports=[helper.make_opsetid("", OPSET)],
-        producer_name="lost_cities.search.belief",
-    )
-    model.ir_version = IR_VERSION
-    onnx.checker.check_model(model, full_check=True)
-    info = {
-        "format": ONNX_FORMAT,
-        "version": ONNX_VERSION,
-        "env": belief.env_name,
-        "obs_version": env.obs_version,
-        "moves": belief.moves,
-        "features_dim": features_dim,
-        "hidden": list(belief.hidden),
-        "inputs": {"features": ["N", features_dim], "prior": ["N"]},
-        "outputs": {"logits": ["N", N_CARDS]},
-        "report": belief.report,
-        "source": str(source),
-    }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    onnx.save(model, out)
-    manifest = out.with_suffix(".json")
-    manifest.write_text(json.dumps(info, indent=2, ensure_ascii=False) + "\n")
-    return out, manifest
-
-
-# ---- training ---------------------------------------------------------------------------------------
-
-
-def targets(env_state):
-    """``(in_hand, unseen)``: bool[60] each, for the seat to move."""
-    state = round_of(env_state)
-    opponent = 1 - state.to_move.astype(jnp.int32)
-    return state.loc == LOC_HAND + opponent, unseen_cards(state, state.to_move)
-
-
-def dataset(env, policy, count, seed, moves):
-    """``(features, uniform logit, in_hand, unseen)`` of ``count`` live positions of
-    ``policy``-vs-itself play, every :data:`EVERY`-th ply (numpy: the training loop samples
-    batches on the host)."""
-    from lost_cities.search import bench
-
-    states = bench.positions(env, count, seed=seed, every=EVERY, policy=policy)
-    x, prior = jax.jit(jax.vmap(lambda s: (features(env, s, moves), uniform_logit(s))))(states)
-    in_hand, unseen = jax.jit(jax.vmap(targets))(states)
-    return tuple(np.asarray(a, np.float32) for a in (x, prior, in_hand, unseen))
-
-
-def loss_per_card(logits, in_hand, unseen):
-    """Sigmoid cross-entropy per unseen card (the cards the mover has seen carry none)."""
-    losses = optax.sigmoid_binary_cross_entropy(logits, in_hand) * unseen
-    return losses.sum() / unseen.sum()
-
-
-def uniform_loss_per_card(prior, in_hand, unseen):
-    """:func:`loss_per_card` of the uniform worlds' belief (every unseen card at ``prior``)."""
-    return loss_per_card(np.broadcast_to(prior[:, None], unseen.shape), in_hand, unseen)
-
-
-def train(
-    env,
-    policy,
-    base,
-    positions=POSITIONS,
-    steps=STEPS,
-    moves=MOVES,
-    seed=0,
-    hidden=HIDDEN,
-    held_out=HELD_OUT,
-    log=print,
-):
-    """A :class:`LearnedBelief` fitted on ``policy``-vs-itself play (``base`` names it in the
-    report), with its held-out loss per unseen card against the uniform belief's."""
-    if not 0 <= moves <= MOVE_HISTORY // 2:
-        raise ValueError(
-            f"belief moves must be 0 to {MOVE_HISTORY // 2} (the opponent's moves a State keeps)"
-        )
-    start = time.perf_counter()
-    data = dataset(env, policy, positions, 100 + seed, moves)
-    test = dataset(env, policy, held_out, 900 + seed, moves)
-    x = data[0]
-    log(f"{len(x)} training and {len(test[0])} held-out positions, {time.perf_counter() - start:.0f} s")
-    net = BeliefNet(tuple(hidden))
-    params = net.init(jax.random.key(seed), jnp.zeros((1, x.shape[1])), jnp.zeros(1))
-    optimiser = optax.adam(LEARNING_RATE)
-    opt_state = optimiser.init(params)
-
-    @jax.jit
-    def update(params, opt_state, batch):
-        loss, grads = jax.value_and_grad(lambda p: loss_per_card(net.apply(p, *batch[:2]), *batch[2:]))(
-            params
-        )
-        updates, opt_state = optimiser.update(grads, opt_state)
-        return optax.apply_updates(params, updates), opt_state, loss
-
-    test_loss = jax.jit(lambda p: loss_per_card(net.apply(p, *test[:2]), *test[2:]))
-    rng = np.random.default_rng(seed)
-    for i in range(steps):
-        rows = rng.integers(0, len(x), BATCH)
-        params, opt_state, loss = update(params, opt_state, tuple(a[rows] for a in data))
-        if i % 1000 == 0 or i == steps - 1:
-            log(f"step {i}: train {float(loss):.4f}, held-out {float(test_loss(params)):.4f} per unseen card")
-    report = {
-        "base": str(base),
-        "positions": len(x),
-        "steps": steps,
-        "seed": seed,
-        "held_out_loss": float(test_loss(params)),
-        "uniform_loss": float(uniform_loss_per_card(*test[1:])),
-        "seconds": time.perf_counter() - start,
-    }
-    return LearnedBelief(jax.tree.map(np.asarray, params), env.name, moves, tuple(hidden), report)
-
-
-def calibration(belief, env, policy, positions=4000, draws=32, seed=700):
-    """``(rows, summary)``: by decile of the belief's probability on fresh positions, its
-    mean, how often the card truly is in the opponent's hand, and how often the worlds deal
-    it there; and the nats of the hand's uncertainty the belief removes (its loss below the
-    uniform belief's, summed over the unseen cards) against the hand's entropy."""
-    x, prior, in_hand, unseen = dataset(env, policy, positions, seed, belief.moves)
-    logits = BeliefNet(belief.hidden).apply(belief.params, x, prior)
-    members, size = unseen > 0, in_hand.sum(-1).astype(np.int32)
-    deal = jax.jit(jax.vmap(conditional_bernoulli))
-    keys = jax.random.split(jax.random.key(1), draws)
-    dealt = np.mean([deal(jax.random.split(key, len(x)), logits, members, size) for key in keys], axis=0)
-    p = np.asarray(jax.nn.sigmoid(logits))[members]
-    truth, dealt = in_hand[members], dealt[members]
-    edges = np.quantile(p, np.linspace(0, 1, 11))
-    rows = []
-    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
-        decile = (p >= lo) & (p <= hi)
-        rows.append(
-            (
-                float(lo),
-                float(hi),
-                float(p[decile].mean()),
-                float(truth[decile].mean()),
-                float(dealt[decile].mean()),
-            )
-        )
-    count = unseen.sum(-1)
-    learned = float(loss_per_card(logits, in_hand, unseen))
-    uniform = float(uniform_loss_per_card(prior, in_hand, unseen))
-    summary = {
-        "positions": len(x),
-        "unseen": float(count.mean()),
-        "hand": float(size.mean()),
-        "loss": learned,
-        "uniform_loss": uniform,
-        "nats_removed": (uniform - learned) * float(count.mean()),
-        "hand_entropy": float(
-            np.mean([math.log(math.comb(int(u), int(k))) for u, k in zip(count, size, strict=True)])
-        ),
-    }
-    return rows, summary
-
-
-def main(argv=None):
-    from lost_cities import envs
-    from lost_cities.evaluation.policies import resolve_policy
-    from lost_cities.search.spec import network_of
-
-    parser = argparse.ArgumentParser(
-        prog="python -m lost_cities.search.belief", description=__doc__.split("\n\n")[0]
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
-    fit = commands.add_parser("train", help="fit a belief on a policy's self-play")
-    fit.add_argument("out", type=Path, help="the belief file to write (.msgpack)")
-    fit.add_argument("--positions", type=int, default=POSITIONS)
-    fit.add_argument("--steps", type=int, default=STEPS)
-    fit.add_argument("--moves", type=int, default=MOVES, help="the opponent's latest moves it reads")
-    fit.add_argument("--seed", type=int, default=0)
-    fit.add_argument("--held-out", type=int, default=HELD_OUT, help="positions of the held-out loss")
-    fit.add_argument("--hidden", type=int, nargs="+", default=list(HIDDEN), help="the MLP's widths")
-    check = commands.add_parser("check", help="a belief's calibration on fresh self-play positions")
-    check.add_argument("belief", type=Path)
-    check.add_argument("--positions", type=int, default=4000)
-    to_onnx = commands.add_parser("export", help="a belief as ONNX + manifest, for the web client")
-    to_onnx.add_argument("belief", type=Path)
-    to_onnx.add_argument("out", type=Path, help="the model to write (.onnx; its manifest beside it, .json)")
-    for command in (fit, check):
-        command.add_argument(
-            "--base", required=True, help="the self-play policy: a bot, checkpoint dir or .onnx"
-        )
-        command.add_argument("--env", default="match3", choices=["single_round", "match3"])
-    args = parser.parse_args(argv)
-    if args.command == "export":
-        try:
-            paths = export_onnx(load(args.belief), args.out, args.belief)
-        except (FileNotFoundError, ValueError) as error:
-            parser.error(str(error))
-        print(f"wrote {paths[0]} ({paths[0].stat().st_size} bytes) and {paths[1]}")
-        return
-
-    env = envs.make(args.env)
-    network = network_of(args.base, env)
-    policy = resolve_policy(args.base, env) if network is None else network.policy
-    if args.command == "train":
-        if not args.out.parent.is_dir():
-            parser.error(f"{args.out.parent}: no such directory")
-        belief = train(
-            env,
-            policy,
-            args.base,
-            args.positions,
-            args.steps,
-            args.moves,
-            args.seed,
-            args.hidden,
-            args.held_out,
-        )
-        save(args.out, belief)
-        losses = f"{belief.report['held_out_loss']:.4f} (uniform {belief.report['uniform_loss']:.4f})"
-        print(f"held-out loss per unseen card {losses}; wrote {args.out}")
-        return
-    rows, summary = calibration(load(args.belief, env.name), env, policy, args.positions)
-    print("belief decile     belief  in hand  dealt by the worlds")
-    for lo, hi, mean, truth, dealt in rows:
-        print(f"[{lo:.3f}, {hi:.3f}]  {mean:.3f}   {truth:.3f}    {dealt:.3f}")
-    s = summary
-    print(
-        f"{s['positions']} positions, {s['unseen']:.1f} unseen cards and {s['hand']:.2f} in the opponent's "
-        f"unknown hand on average; loss per unseen card {s['loss']:.4f} (uniform {s['uniform_loss']:.4f}): "
-        f"{s['nats_removed']:.2f} nats of the hand's {s['hand_entropy']:.2f} removed"
-    )
-
-
-if __name__ == "__main__":
-    main()

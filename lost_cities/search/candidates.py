@@ -29,6 +29,7 @@ from lost_cities.bots.expert import EXPERT, LEAD_SHIFT_PER_ROUND, TURNS_FOR_FULL
 from lost_cities.bots.heuristic import BALANCED, CAUTIOUS, action_values
 from lost_cities.game.cards import N_ACTIONS, N_CARDS
 from lost_cities.game.engine import legal_action_mask
+from lost_cities.models import network_logits
 
 
 def expert_scores(state, style=EXPERT):
@@ -75,8 +76,6 @@ def _logits(logits, params, state):
 
 def logit_scores(agent):
     """``scores(env_state)`` of a checkpoint ``agent``: its masked logits (the params are traced leaves)."""
-    from lost_cities.agents import network_logits
-
     return Partial(_logits, Partial(network_logits(agent.env, agent.network)), agent.params)
 
 

@@ -1,6 +1,6 @@
 """The search's knobs: :class:`SearchConfig` (types and checks) and the presets that hold
-their values, ``conf/search/<name>.yaml`` (shipped as ``lost_cities.conf``; ``default``
-is the one ``search:<base>`` uses)."""
+their values, the Hydra config group ``conf/search/<name>.yaml`` (shipped as
+``lost_cities.conf``; ``default`` is the one ``search:<base>`` uses)."""
 
 import dataclasses
 from dataclasses import dataclass
@@ -8,6 +8,9 @@ from importlib import resources
 from pathlib import Path
 
 import yaml
+from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+from hydra.errors import HydraException
 from omegaconf import OmegaConf
 
 from lost_cities.game.cards import DECK_DRAWS
@@ -54,8 +57,8 @@ class SearchConfig:
       policy's own scores. The base move stays the first candidate and what the gate
       defends, so a stronger proposer offers better challengers without changing the base.
     - ``belief``: ``None``, the worlds deal the opponent's unknown hand uniformly from the
-      cards the mover has not seen; a belief file (``python -m lost_cities.search.belief
-      train``), they deal it by that learned belief (:mod:`lost_cities.search.belief`).
+      cards the mover has not seen; a shipped belief's name or a belief file (``python -m
+      lost_cities.belief``), they deal it by that learned belief (:mod:`lost_cities.search.belief`).
     - ``inference_pool``: worlds drawn per world kept; of those, the ones in which
       the opponent's model plays the most of its latest ``inference_moves`` moves of the
       round are kept first (1: no inference, :mod:`lost_cities.search.inference`).
@@ -65,7 +68,7 @@ class SearchConfig:
       knobs above but those naming a policy; they replace the others once at most ``N``
       cards are left in the deck (:mod:`lost_cities.search.endgame`). There the rollouts
       are short and the unseen cards few, so many candidates cost little and the worlds
-      judge them with little noise (experiments/search/README.md, session 18).
+      judge them with little noise.
     """
 
     worlds: int
@@ -202,19 +205,29 @@ def conf_dir():
     return Path(str(resources.files("lost_cities.conf"))) / "search"
 
 
-def _preset_values(name, directory, children=()):
-    """The knobs of preset ``name``: its file's, over those of the preset it ``extends``."""
-    path = directory / f"{name}.yaml"
-    if not path.exists():
+def _preset_values(name, directory):
+    """The knobs of preset ``name``: ``<directory>/<name>.yaml`` composed by Hydra (a preset's
+    defaults list names the preset it builds on). From inside a running Hydra app too: its
+    global state is put back afterwards."""
+    directory = Path(directory).absolute()
+    if not (directory / f"{name}.yaml").is_file():
         names = sorted(p.stem for p in directory.glob("*.yaml"))
         raise ValueError(f"unknown search preset {name!r} in {directory}; choose one of {names}")
-    values = OmegaConf.to_container(OmegaConf.load(path), resolve=True)
-    parent = values.pop("extends", None)
-    if parent is None:
-        return values
-    if parent in (*children, name):
-        raise ValueError(f"search preset {name!r} extends {parent!r}, which extends it: a cycle")
-    return {**_preset_values(parent, directory, (*children, name)), **values}
+    app = GlobalHydra.instance().hydra  # a running app's (None outside one)
+    GlobalHydra.instance().clear()
+    try:
+        with initialize_config_dir(config_dir=str(directory), version_base=None):
+            cfg = compose(config_name=name)
+    except HydraException as error:
+        raise ValueError(f"search preset {name!r} in {directory}: {error}") from error
+    except RecursionError as error:  # Hydra follows a defaults list that names itself until the stack ends
+        cycle = "its defaults lists name each other in a cycle"
+        raise ValueError(f"search preset {name!r} in {directory}: {cycle}") from error
+    finally:
+        GlobalHydra.instance().clear()
+        if app is not None:
+            GlobalHydra.instance().initialize(app)
+    return OmegaConf.to_container(cfg, resolve=True)
 
 
 def knob_overrides(knobs):
@@ -228,7 +241,7 @@ def knob_overrides(knobs):
 
 def load_preset(name="default", directory=None, **overrides):
     """``<directory or conf_dir()>/<name>.yaml`` as a :class:`SearchConfig`, ``overrides``
-    applied. A preset may name another as ``extends`` and set only the knobs it changes."""
+    applied. A preset builds on another by its defaults list and sets only the knobs it changes."""
     directory = conf_dir() if directory is None else Path(directory)
     values = _preset_values(name, directory)
     known = {f.name for f in dataclasses.fields(SearchConfig)}

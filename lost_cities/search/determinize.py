@@ -25,14 +25,8 @@ import jax
 import jax.numpy as jnp
 
 from lost_cities.game.cards import HAND_SIZE, N_CARDS
-from lost_cities.game.engine import (
-    LOC_HAND,
-    LOC_KNOWN,
-    State,
-    reset_from_positions,
-    shuffled_positions,
-)
-from lost_cities.game.match import N_ROUNDS
+from lost_cities.game.engine import LOC_HAND, LOC_KNOWN
+from lost_cities.game.views import redeal
 
 CARD_IDS = jnp.arange(N_CARDS, dtype=jnp.int32)
 
@@ -87,33 +81,6 @@ def deck_dealt_afresh(rng, state):
     return state.replace(loc=loc)
 
 
-def _fresh_deals(rng):
-    """Three uniformly dealt rounds: ``(deal_loc int8[3, 60], deal_hands int8[3, 2, 8])``."""
-    deals = [reset_from_positions(shuffled_positions(key)) for key in jax.random.split(rng, N_ROUNDS)]
-    return jnp.stack([d.loc for d in deals]), jnp.stack([d.hands for d in deals])
-
-
-def round_of(env_state):
-    """The round ``State`` of a round ``State`` or a ``MatchState``."""
-    return env_state if isinstance(env_state, State) else env_state.round
-
-
-def with_round(env_state, round_state):
-    """``env_state`` with its round replaced by ``round_state``."""
-    return round_state if isinstance(env_state, State) else env_state.replace(round=round_state)
-
-
 def determinize(rng, env_state):
     """A world for the seat to move of a round ``State`` or a ``MatchState`` (see the module doc)."""
-    if isinstance(env_state, State):
-        return determinize_round(rng, env_state)
-    round_key, deal_key, coin_key = jax.random.split(rng, 3)
-    deal_loc, deal_hands = _fresh_deals(deal_key)
-    later = jnp.arange(N_ROUNDS) > env_state.round_idx
-    fresh_coins = jax.random.bernoulli(coin_key, 0.5, (N_ROUNDS,)).astype(jnp.int32)
-    return env_state.replace(
-        round=determinize_round(round_key, env_state.round),
-        deal_loc=deal_loc,
-        deal_hands=deal_hands,
-        coins=jnp.where(later, fresh_coins, env_state.coins),
-    )
+    return redeal(rng, env_state, determinize_round)

@@ -4,7 +4,7 @@ Once at most ``deck_left`` cards are left in the deck, the unseen cards are few 
 opponent's 8 and the deck's rest) and a rollout is a few plies long, so a search there can
 afford many more candidates and worlds than one at the round's start: on the page's net,
 24 candidates and 64 worlds with at most 8 cards left realize about three times what 4 x 16
-do there (experiments/search/README.md, session 18).
+do there (experiments/search-vs-net/).
 
 :class:`EndgamePolicy` holds the two searches. One game at a time it asks ``lax.cond``
 which one decides (only that one runs). Under ``vmap`` a ``cond`` on a per-game predicate
@@ -22,7 +22,7 @@ import jax.numpy as jnp
 from flax import struct
 
 from lost_cities.game.cards import N_CARDS
-from lost_cities.search.determinize import round_of
+from lost_cities.game.views import current_round
 
 
 @struct.dataclass
@@ -36,7 +36,7 @@ class EndgamePolicy:
 
     def in_endgame(self, env_state):
         """Whether ``endgame`` decides at ``env_state`` (public: the deck's size)."""
-        return N_CARDS - round_of(env_state).deck_ptr.astype(jnp.int32) <= self.deck_left
+        return N_CARDS - current_round(env_state).deck_ptr.astype(jnp.int32) <= self.deck_left
 
     def __call__(self, env_state, rng):
         return jax.lax.cond(self.in_endgame(env_state), self.endgame, self.opening, env_state, rng)

@@ -19,7 +19,7 @@ picks that happen to be wrong), for the searcher's own draws any, at random (the
 that unknown hand are one unseen pool to the opponent, so the choice does not change what
 it saw). Measured on 221 expert-vs-expert positions (the expert as the model), the share of
 the opponent's latest 1 / 4 / 8 moves explained: uniform worlds 0.65 / 0.66 / 0.66, the true
-world 1.00 / 0.92 / 0.85 (experiments/search/README.md, session 8).
+world 1.00 / 0.92 / 0.85 (experiments/search-inference/).
 """
 
 import functools
@@ -37,7 +37,8 @@ from lost_cities.game.engine import (
     NO_MOVE,
     State,
 )
-from lost_cities.search.determinize import determinize, round_of, sorted_hand, with_round
+from lost_cities.game.views import current_round, with_round
+from lost_cities.search.determinize import determinize, sorted_hand
 
 COLOURS = jnp.arange(N_COLOURS)
 MOVE_INDEX = jnp.arange(MOVE_HISTORY)
@@ -139,7 +140,7 @@ def explained_moves(world, opponent_model, rng, moves=1):
     policy) plays in ``world``'s rebuilt decisions before them, rewinding one ply at a time.
     A deck draw's card is the one unknown card of the drawer (the opponent's: one that
     explains its move, if any does). A move before the round's first counts as explained."""
-    state = round_of(world)
+    state = current_round(world)
 
     def rewind(carry, key):
         after, count = carry

@@ -16,13 +16,13 @@ scored in match terms instead (:func:`match_value`).
 import jax
 import jax.numpy as jnp
 
-from lost_cities.game.engine import State, board_score, seat_view, step
+from lost_cities.game.engine import board_score, seat_view, step
 from lost_cities.game.match import N_ROUNDS
-from lost_cities.search.determinize import round_of, with_round
+from lost_cities.game.views import LAST_ROUND, carry, current_round, round_index, with_round
 
 
 def _round_scale(env_state, scales):
-    round_idx = jnp.int32(N_ROUNDS - 1) if isinstance(env_state, State) else env_state.round_idx
+    round_idx = round_index(env_state)
     return jnp.sum(jnp.where(jnp.arange(N_ROUNDS) == round_idx, jnp.asarray(scales, jnp.float32), 0.0))
 
 
@@ -37,12 +37,9 @@ def match_points(env_state, round_state, player, start_value):
     opponent = 1 - player
     boards = board_score(round_state)
     board_margin = seat_view(boards, player) - seat_view(boards, opponent)
-    if isinstance(env_state, State):
-        margin, last = board_margin, jnp.bool_(True)
-    else:
-        carry = env_state.carry
-        margin = seat_view(carry, player) - seat_view(carry, opponent) + board_margin
-        last = env_state.round_idx >= N_ROUNDS - 1
+    carried = carry(env_state)
+    margin = seat_view(carried, player) - seat_view(carried, opponent) + board_margin
+    last = round_index(env_state) >= LAST_ROUND
     starts_next = jnp.where(round_state.done & ~last, jnp.sign(margin), 0.0)
     return margin + start_value * starts_next
 
@@ -90,11 +87,11 @@ def rollout_values(
     """
     n_worlds = keys.shape[0]
     n_cands = actions.shape[0]
-    player = round_of(worlds).to_move[0]
+    player = current_round(worlds).to_move[0]
     lane_worlds = jax.tree.map(lambda x: jnp.repeat(x, n_cands, axis=0), worlds)  # [W*K]
     lane_keys = jnp.repeat(keys, n_cands, axis=0)
     lane_actions = jnp.tile(actions, n_worlds)
-    rounds, _, _ = jax.vmap(step)(round_of(lane_worlds), lane_actions)
+    rounds, _, _ = jax.vmap(step)(current_round(lane_worlds), lane_actions)
 
     def played_by(seat_policy):
         def play(round_state, world, key, t):

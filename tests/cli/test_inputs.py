@@ -1,4 +1,4 @@
-"""Bad input fails early and clearly, naming what is wrong (issue 13, item 8).
+"""Bad input fails early and clearly, naming what is wrong.
 
 Each test failed before its fix: the message named something else (the weights, not the
 unknown bot), a raw exception came out (``deals=abc``, an ``AttributeError``), a wrong
@@ -47,7 +47,7 @@ def evaluate_cfg(**changes):
     "key, value", [("deals", "abc"), ("deals", 0), ("batch_size", 0), ("batch_size", 2.5)]
 )
 def test_evaluate_names_a_bad_count(key, value):
-    from lost_cities.cli.evaluate import setup
+    from lost_cities.evaluation.matchup import setup
 
     with pytest.raises(ValueError, match=f"{key}={value!r} must be a whole number > 0"):
         setup(evaluate_cfg(**{key: value}))
@@ -55,14 +55,14 @@ def test_evaluate_names_a_bad_count(key, value):
 
 @pytest.mark.parametrize("value", [-1, 2.5, "abc"])
 def test_evaluate_names_a_bad_first_deal(value):
-    from lost_cities.cli.evaluate import setup
+    from lost_cities.evaluation.matchup import setup
 
     with pytest.raises(ValueError, match=f"first_deal={value!r} must be a whole number >= 0"):
         setup(evaluate_cfg(first_deal=value))
 
 
 def test_an_unknown_baseline_fails_before_any_game(monkeypatch):
-    from lost_cities.cli import evaluate
+    from lost_cities.evaluation import matchup as evaluate
 
     def no_games(*args, **kwargs):
         raise AssertionError("a game was played before the baseline was checked")
@@ -73,7 +73,8 @@ def test_an_unknown_baseline_fails_before_any_game(monkeypatch):
 
 
 def test_evaluate_with_a_baseline_reports_both_and_their_paired_difference():
-    from lost_cities.cli.evaluate import format_comparison, run
+    from lost_cities.evaluation.matchup import run
+    from lost_cities.evaluation.report import format_comparison
 
     results = run(evaluate_cfg(agent="discard_only", baseline="random", deals=3, batch_size=3))
     assert results["agent"] == "discard_only" and results["baseline"]["agent"] == "random"
@@ -160,7 +161,7 @@ def test_a_missing_onnx_file_says_so_not_no_manifest(tmp_path):
 
 def test_a_budget_that_is_no_whole_number_of_updates_is_said(tmp_path, capsys, monkeypatch):
     """Before: ppo.total_decisions was rounded down to whole updates without a word."""
-    from lost_cities.cli import train as train_cli
+    from lost_cities.training import loop as train_cli
 
     class Stop(Exception):
         pass

@@ -6,9 +6,10 @@ import jax
 import numpy as np
 import pytest
 
-from lost_cities.cli.replay import LOG_FORMAT, LOG_VERSION, ReplayError, main, replay_game
+from lost_cities.cli.replay import main
 from lost_cities.game.cards import N_CARDS
 from lost_cities.game.match import match_legal_action_mask, match_reset_from, match_step
+from lost_cities.game.replay import LOG_FORMAT, LOG_VERSION, ReplayError, replay_game
 
 _step = jax.jit(match_step)
 _legal = jax.jit(match_legal_action_mask)
@@ -119,7 +120,7 @@ def test_cli_exits_with_the_error(logged, tmp_path):
 
 
 def test_blank_lines_keep_the_files_line_numbers(logged, tmp_path):
-    """Issue 13: a bad game after a blank line is reported at its line in the file."""
+    """A bad game after a blank line is reported at its line in the file."""
     game, _ = logged
     log = tmp_path / "games.jsonl"
     log.write_text(json.dumps(game) + "\n\n\n" + json.dumps({**game, "version": 99}) + "\n")

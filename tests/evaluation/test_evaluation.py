@@ -18,12 +18,10 @@ from lost_cities.evaluation import (
     SCHEMA_VERSION,
     check_gates_config,
     compare,
-    current_round_only,
     deal_bank,
     duplicate_evaluate,
     gate_metrics,
     play_duplicate,
-    resolve_policy,
     run_gates,
     summarise,
     wilson_interval,
@@ -33,6 +31,7 @@ from lost_cities.evaluation.comparison import Comparison
 from lost_cities.evaluation.duplicate import RESULT_METRICS, Results, RoundResults
 from lost_cities.game.engine import legal_action_mask, reset_from_order
 from lost_cities.game.match import MatchState
+from lost_cities.policies import current_round_only, make_policy
 
 ENVS = {name: envs.make(name) for name in ("single_round", "match3")}
 ENV = ENVS["single_round"]
@@ -337,12 +336,12 @@ def test_gates_reject_unknown_metrics_before_playing():
 def test_default_gates_config_is_valid():
     cfg = OmegaConf.load(resources.files("lost_cities.conf") / "gates" / "default.yaml")
     check_gates_config(cfg)
-    assert all(resolve_policy(gate.opponent, ENV) for gate in cfg.gates.values())
+    assert all(make_policy(gate.opponent, ENV) for gate in cfg.gates.values())
 
 
 def test_unknown_policy_name_is_a_clear_error():
     with pytest.raises(ValueError, match="neither an existing checkpoint"):
-        resolve_policy("heuristic_expertt", ENV)
+        make_policy("heuristic_expertt", ENV)
 
 
 @pytest.mark.parametrize(

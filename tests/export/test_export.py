@@ -20,15 +20,15 @@ import onnxruntime as ort
 import pytest
 
 from lost_cities import agents, bots
-from lost_cities.agents.onnx import OnnxAgent
-from lost_cities.cli.train import checkpoint_meta
+from lost_cities.checkpoints import Checkpoints
 from lost_cities.envs import make as make_env
 from lost_cities.export import OPSET, config_digest, export, policy_graph
+from lost_cities.models.onnx import OnnxAgent
 from lost_cities.networks.features import batched_action_features
 from lost_cities.networks.nets import ILLEGAL_LOGIT, masked_logits
 from lost_cities.ppo import config as schema
-from lost_cities.ppo.checkpoint import Checkpoints
 from lost_cities.ppo.trainer import Trainer, TrainState
+from lost_cities.training.loop import checkpoint_meta
 
 GAMES, PLIES = 8, 200  # up to 1,600 positions of 3-round matches
 TOLERANCE = 1e-5
@@ -170,7 +170,7 @@ def test_enough_real_positions(positions):
 def test_relu_parity(relu_run, positions):
     _, trainer, params, out, _ = relu_run
     _, obs, masks = positions
-    check_parity(trainer, params, agents.load(out).session, obs, masks)
+    check_parity(trainer, params, agents.load(out, runtime="onnxruntime").session, obs, masks)
 
 
 @pytest.mark.parametrize("activation", ["tanh", "gelu"])
@@ -215,14 +215,15 @@ def test_manifest(relu_run):
     assert manifest["config_sha256"] == config_digest(saved)
     assert manifest["config_sha256"] != config_digest({**saved, "seed": saved["seed"] + 1})
     assert manifest["update"] == 0 and manifest["created"]
-    assert manifest["checkpoint"] == f"{run_dir.parent.name}/{run_dir.name}"  # no machine path
+    # the checkpoint dir exported (the run's final parameters), without the machine's path
+    assert manifest["checkpoint"] == f"{run_dir.parent.name}/{run_dir.name}/checkpoints/latest"
     assert manifest["name"] == f"default {run_dir.name} update 0"
 
 
 def test_onnx_agent_acts_like_checkpoint_agent(relu_run, positions):
     run_dir, _, _, out, _ = relu_run
     states, _, _ = positions
-    onnx_agent, jax_agent = agents.load(out), agents.load(run_dir)
+    onnx_agent, jax_agent = agents.load(out, runtime="onnxruntime"), agents.load(run_dir)
     assert isinstance(onnx_agent, OnnxAgent)
     picks = range(0, len(states.done), 15)
     for i in picks:
@@ -236,7 +237,7 @@ def test_sampling_agents_need_a_key_and_sample_legal_actions(relu_run, positions
     states, _, _ = positions
     state = jax.tree_util.tree_map(lambda x: x[0], states)
     player = int(state.to_move)
-    for agent in (agents.load(out), agents.load(run_dir)):
+    for agent in (agents.load(out, runtime="onnxruntime"), agents.load(out), agents.load(run_dir)):
         with pytest.raises(ValueError, match="greedy=False"):
             agent.act(state, player, greedy=False)  # a fixed key would repeat one "sample"
         samples = {agent.act(state, player, greedy=False, rng=jax.random.PRNGKey(k)) for k in range(20)}
@@ -247,7 +248,7 @@ def test_onnx_policy_plays_batched_games(relu_run, positions):
     """``agent.policy`` (the pure_callback form) picks what ``act`` picks, under vmap."""
     _, _, _, out, _ = relu_run
     states, _, _ = positions
-    agent = agents.load(out)
+    agent = agents.load(out, runtime="onnxruntime")
     batch = jax.tree_util.tree_map(lambda x: x[:64], states)
     actions = jax.jit(jax.vmap(agent.policy))(batch, jax.random.split(jax.random.PRNGKey(0), 64))
     expected = [
@@ -271,7 +272,7 @@ def test_manifest_that_lies_about_obs_dim_is_refused(relu_run, tmp_path):
         json.dumps({**manifest, "obs_version": "v1", "obs_dim": 454, "env": "single_round"})
     )
     with pytest.raises(ValueError, match="input has 512 floats but its manifest says 454"):
-        agents.load(tmp_path / "m.onnx")
+        agents.load(tmp_path / "m.onnx", runtime="onnxruntime")
 
 
 def test_missing_manifest_is_refused(relu_run, tmp_path):
@@ -352,7 +353,7 @@ def test_action_net_logits_spread(action_run, expert_positions):
     differ by many units, not a near-tie, and the af1 inputs move them (zeroed rows change them)."""
     _, _, _, out, _ = action_run
     _, obs, masks = expert_positions
-    session = agents.load(out).session
+    session = agents.load(out, runtime="onnxruntime").session
     inputs = feeds(obs, masks, "af1")
     _, logits = session.run(["probs", "logits"], inputs)
     legal = np.where(masks, logits, np.nan)
@@ -385,7 +386,7 @@ def test_action_net_model_contract_and_manifest(action_run):
         "win_rate_upper": 0.3,
         "margin_mean": -12.5,
     }
-    assert manifest["checkpoint"] == f"{run_dir.parent.name}/{run_dir.name}"
+    assert manifest["checkpoint"] == f"{run_dir.parent.name}/{run_dir.name}/checkpoints/latest"
 
 
 def test_mlp_manifest_has_no_features(relu_run):
@@ -434,7 +435,7 @@ def test_onnx_action_agent_acts_like_checkpoint_agent(action_run, expert_positio
     in the batched ``policy`` form, and picks what the checkpoint agent picks."""
     run_dir, _, _, out, _ = action_run
     states, _, _ = expert_positions
-    onnx_agent, jax_agent = agents.load(out), agents.load(run_dir)
+    onnx_agent, jax_agent = agents.load(out, runtime="onnxruntime"), agents.load(run_dir)
     assert onnx_agent.feature_names == ("placement", "draw")
     picks = list(range(0, len(states.done), 25))
     expected = []
@@ -449,11 +450,11 @@ def test_onnx_action_agent_acts_like_checkpoint_agent(action_run, expert_positio
 
 
 def test_evaluate_plays_an_action_net_onnx(action_run):
-    """``python -m lost_cities.evaluate agent=<ActionNet .onnx>``'s run (lost_cities.cli.evaluate.run,
-    the CLI without Hydra's config layer) plays whole duplicate matches with the ONNX agent."""
+    """``python -m lost_cities.evaluate agent=<ActionNet .onnx>``'s run (lost_cities.evaluation.matchup.run,
+    the CLI without Hydra's config layer) plays whole duplicate matches with the exported agent."""
     from omegaconf import OmegaConf
 
-    from lost_cities.cli import evaluate
+    from lost_cities.evaluation import matchup as evaluate
 
     out = action_run[3]
     cfg = {
@@ -474,8 +475,9 @@ def test_unknown_features_are_refused(action_run, tmp_path):
     _, _, _, out, manifest_path = action_run
     (tmp_path / "m.onnx").write_bytes(out.read_bytes())
     (tmp_path / "m.json").write_text(json.dumps({**json.loads(manifest_path.read_text()), "features": "af9"}))
-    with pytest.raises(ValueError, match="input features 'af9'; this agent computes af1"):
-        agents.load(tmp_path / "m.onnx")
+    for runtime in ("onnxruntime", "jax"):
+        with pytest.raises(ValueError, match="input features 'af9'; this agent computes af1"):
+            agents.load(tmp_path / "m.onnx", runtime=runtime)
 
 
 def _policy_leaves(params):
@@ -488,7 +490,7 @@ def _policy_leaves(params):
 def test_policy_weights_read_back_from_the_model(run, request):
     """``read_policy_params`` inverts the export: every policy weight of the checkpoint comes
     back exactly, and the critic (which the model leaves out) is the template's."""
-    from lost_cities.export.onnx import read_policy_params
+    from lost_cities.models.exported import read_policy_params
 
     _, trainer, params, out, _ = request.getfixturevalue(run)
     template = init_params(trainer, 1)
@@ -503,7 +505,7 @@ def test_policy_weights_read_back_from_the_model(run, request):
 
 def test_weights_of_another_network_are_refused(relu_run, action_run):
     """A template of another network than the model's: the weight that differs is named."""
-    from lost_cities.export.onnx import read_policy_params
+    from lost_cities.models.exported import read_policy_params
 
     mlp_out, action_out, action_trainer = relu_run[3], action_run[3], action_run[1]
     with pytest.raises(ValueError, match=r"context_in_bias of shape \(32,\), the model has no such weight"):
@@ -518,7 +520,7 @@ def test_weights_of_another_network_are_refused(relu_run, action_run):
 def test_exported_agent_runs_in_jax_like_the_checkpoint(action_run, expert_positions):
     """``agents.load_exported``: the model's weights as a JAX agent pick the checkpoint agent's
     moves; as a search base its logits rank the candidates, as a checkpoint's do."""
-    from lost_cities.search.spec import _base
+    from lost_cities.policies import _base, parse
 
     run_dir, _, _, out, _ = action_run
     states, _, _ = expert_positions
@@ -532,8 +534,8 @@ def test_exported_agent_runs_in_jax_like_the_checkpoint(action_run, expert_posit
         == np.asarray(play(checkpoint.policy, batch, keys)).tolist()
     )
     (_, exported_scores), (_, checkpoint_scores) = (
-        _base(str(out), exported.env),
-        _base(str(run_dir), exported.env),
+        _base(parse(str(out)), exported.env, None),
+        _base(parse(str(run_dir)), exported.env, None),
     )
     scores = jax.jit(jax.vmap(lambda f, s: f(s), in_axes=(None, 0)))
     np.testing.assert_allclose(scores(exported_scores, batch), scores(checkpoint_scores, batch), atol=1e-5)

@@ -1,4 +1,4 @@
-"""The 3-round match (SPEC §3, §5): round changes, carry, start rule, reward, symmetry."""
+"""The 3-round match (docs/rules.md, docs/api.md): round changes, carry, start rule, reward, symmetry."""
 
 import jax
 import jax.numpy as jnp

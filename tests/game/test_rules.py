@@ -1,4 +1,4 @@
-"""One test per rule of a round (SPEC §2, §4, §5), on hand-built deck orders.
+"""One test per rule of a round (docs/rules.md, docs/encodings.md, docs/api.md), on hand-built deck orders.
 
 Positions are reached by stepping the engine from a deck order that puts chosen cards
 in chosen hands and deck positions; expected values are worked out by hand from the

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from omegaconf import open_dict
 
-from lost_cities.cli.train import train
 from lost_cities.imitation.warm_start import PRETRAIN_FILE, clone, load_pretrained, warm_start
 from lost_cities.ppo.config import compose as make_cfg
 from lost_cities.ppo.config import validate
 from lost_cities.ppo.trainer import Trainer
+from lost_cities.training.loop import train
 
 TINY = [
     "env=single_round",
@@ -95,7 +95,7 @@ def test_anchor_kl_holds_the_learner_near_its_clone(tmp_path, full):
     """ppo.anchor_kl keeps the clone fixed as the reference and pulls PPO toward it.
 
     --full only (two clones and eight updates, ~30-60 s; the knob is off by default and
-    measured without gain, experiments/strength/README.md)."""
+    measured without gain, experiments/ppo-from-clone/)."""
     if not full:
         pytest.skip("--full: the anchor_kl knob's training test")
     small = [  # the MLP and no gates, checkpoints or evaluation: only the loss term is under test

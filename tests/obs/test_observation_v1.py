@@ -1,4 +1,4 @@
-"""Observation v1 (SPEC §4): channel invariants under random play, the known-opponent-card
+"""Observation v1 (docs/encodings.md): channel invariants under random play, the known-opponent-card
 channel, and every one of the 34 scalars on hand-built positions."""
 
 from fractions import Fraction

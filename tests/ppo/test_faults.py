@@ -1,4 +1,4 @@
-"""Fault injection (issue 13): kill -9 during a checkpoint save, flipped bytes, truncated
+"""Fault injection: kill -9 during a checkpoint save, flipped bytes, truncated
 files, NaN in the parameters, two runs started in the same second, a retry into a
 finished run dir, resume with overrides. Each asserts that nothing already written is
 lost or changed.
@@ -26,8 +26,7 @@ import pytest
 from omegaconf import OmegaConf, open_dict
 from tiny_runs import SHARED, Interrupt, StopAfter, make_cfg
 
-from lost_cities.cli.train import LATER_KEYS, NonFiniteError, prepare_run_dir, train
-from lost_cities.ppo.checkpoint import (
+from lost_cities.checkpoints import (
     Checkpoints,
     CorruptCheckpoint,
     restore,
@@ -35,8 +34,11 @@ from lost_cities.ppo.checkpoint import (
     steps,
     write_digest,
 )
-from lost_cities.ppo.run_dir import read_metrics
 from lost_cities.ppo.trainer import Trainer
+from lost_cities.training.guards import NonFiniteError
+from lost_cities.training.loop import train
+from lost_cities.training.resume import LATER_KEYS, prepare_run_dir
+from lost_cities.training.run_dir import read_metrics
 
 
 def run(overrides, run_dir, progress=None, cli=None):
@@ -222,7 +224,9 @@ def test_nan_parameters_stop_training_at_once_and_keep_the_last_good_checkpoint(
 
 
 def test_a_non_finite_learner_metric_is_named_with_its_update():
-    from lost_cities.cli.train import _check_finite_update, _floats, _non_finite_learner
+    from lost_cities.training.guards import check_finite_update as _check_finite_update
+    from lost_cities.training.guards import floats as _floats
+    from lost_cities.training.guards import non_finite_learner as _non_finite_learner
 
     metrics = {"learner/policy_loss": jnp.nan, "episode/win": jnp.nan, "learner/entropy": 1.0}
     bad = _non_finite_learner(metrics)
@@ -234,9 +238,9 @@ def test_a_non_finite_learner_metric_is_named_with_its_update():
 
 def test_non_finite_parameters_are_never_saved_loaded_evaluated_or_exported(finished, tmp_path, capsys):
     from lost_cities import agents
-    from lost_cities.cli.export import run as export_run
-    from lost_cities.evaluation.policies import resolve_policy
-    from lost_cities.ppo.checkpoint import Checkpoints, _manager
+    from lost_cities.checkpoints import Checkpoints, _manager
+    from lost_cities.export import export
+    from lost_cities.policies import make_policy
 
     state = finished[0]
     nan_state = state.replace(params=jax.tree.map(lambda p: p * jnp.nan, state.params))
@@ -266,12 +270,10 @@ def test_non_finite_parameters_are_never_saved_loaded_evaluated_or_exported(fini
     with pytest.raises(ValueError, match="non-finite"):
         agents.load(run_dir)
     with pytest.raises(ValueError, match="non-finite"):
-        resolve_policy(str(latest), agents.load(finished[1]).env)
+        make_policy(str(latest), agents.load(finished[1]).env)
     out = tmp_path / "m.onnx"
     with pytest.raises(ValueError, match="non-finite"):
-        export_run(
-            OmegaConf.create({"checkpoint": str(run_dir), "which": "latest", "out": str(out), "name": None})
-        )
+        export(run_dir, out, which="latest")
     assert not out.exists() and not out.with_suffix(".json").exists()
     assert_unchanged(finished)
 
@@ -283,8 +285,8 @@ import os, signal, sys
 import jax
 jax.config.update("jax_compilation_cache_dir", sys.argv[2])
 jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
-from lost_cities.cli.train import train
-from lost_cities.ppo import checkpoint
+from lost_cities.training.loop import train
+from lost_cities import checkpoints as checkpoint
 
 original = checkpoint.Checkpoints.save
 
@@ -483,8 +485,8 @@ def test_a_step_dir_is_the_run_at_that_update_to_load_and_export(finished, inter
     """``<run>/checkpoints/latest/<n>``: the run as it was at update n (a learning curve, or
     the update to ship), wherever a checkpoint is taken; not the newest step."""
     from lost_cities import agents
-    from lost_cities.cli.export import run as export_run
-    from lost_cities.ppo.run_dir import gates_at
+    from lost_cities.export import export
+    from lost_cities.training.run_dir import gates_at
 
     state, run_dir, _ = finished
     step_two = run_dir / "checkpoints" / "latest" / "2"
@@ -493,12 +495,9 @@ def test_a_step_dir_is_the_run_at_that_update_to_load_and_export(finished, inter
     at_two = agents.load(interrupted)  # the same run stopped after update 2: newest step 2
     np.testing.assert_array_equal(flat(agent.params), flat(at_two.params))
     assert not np.array_equal(flat(agent.params), flat(state.params))
-    cfg = OmegaConf.create(
-        {"checkpoint": str(step_two), "which": "latest", "out": str(tmp_path / "m.onnx"), "name": None}
-    )
-    _, manifest_path, _, update = export_run(cfg)
+    _, manifest_path = export(step_two, tmp_path / "m.onnx")
     manifest = json.loads(manifest_path.read_text())
-    assert update == manifest["update"] == 2 and manifest["gates"] == gates_at(run_dir, 2)
+    assert manifest["update"] == 2 and manifest["gates"] == gates_at(run_dir, 2)
     assert manifest["checkpoint"].endswith("run/checkpoints/latest/2")
     with pytest.raises(FileNotFoundError, match="latest/7 does not exist"):
         agents.load(run_dir / "checkpoints" / "latest" / "7")
@@ -506,17 +505,17 @@ def test_a_step_dir_is_the_run_at_that_update_to_load_and_export(finished, inter
 
 
 def test_the_export_manifest_holds_the_exported_updates_gates(finished, tmp_path):
-    """Before: the manifest paired the best update with the final update's gates."""
-    from lost_cities.cli.export import run as export_run
-    from lost_cities.ppo.run_dir import gates_at
+    """However it is called, the manifest pairs the exported update with that update's gates."""
+    from lost_cities.export import export
+    from lost_cities.training.run_dir import gates_at
 
     run_dir = copy_run(finished[1], tmp_path / "run")
     for which in ("latest", "best"):
         out = tmp_path / f"{which}.onnx"
-        cfg = OmegaConf.create({"checkpoint": str(run_dir), "which": which, "out": str(out), "name": None})
-        _, manifest_path, checkpoint, update = export_run(cfg)
+        _, manifest_path = export(run_dir, out, which=which)
         manifest = json.loads(manifest_path.read_text())
-        assert checkpoint == run_dir / "checkpoints" / which and manifest["update"] == update
+        update = manifest["update"]
+        assert manifest["checkpoint"].endswith(f"run/checkpoints/{which}")
         assert manifest["gates"] == gates_at(run_dir, update)
     assert json.loads((tmp_path / "latest.json").read_text())["gates"] == json.loads(
         (run_dir / "gates.json").read_text()

@@ -238,7 +238,7 @@ def test_tiny_league_run_trains_and_logs_the_pool(resumed_run):
 
 def test_league_resume_after_an_interruption_matches_an_uninterrupted_run(resumed_run, stepped):
     """The uninterrupted run is ``stepped``: the same seed and compiled update, never stopped."""
-    from lost_cities.cli.train import _floats
+    from lost_cities.training.guards import floats as _floats
 
     state, run_dir = resumed_run
     states, metrics = stepped

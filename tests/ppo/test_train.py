@@ -262,14 +262,14 @@ def test_episode_metrics_average_finished_episodes_only():
 
 
 def _train(overrides, run_dir, progress=None):
-    from lost_cities.cli.train import train
+    from lost_cities.training.loop import train
 
     cfg = make_cfg(overrides)
     return train(cfg, run_dir, progress=progress)
 
 
 def _rows(run_dir):
-    from lost_cities.ppo.run_dir import read_metrics
+    from lost_cities.training.run_dir import read_metrics
 
     return [{k: v for k, v in row.items() if not k.startswith("time/")} for row in read_metrics(run_dir)]
 
@@ -388,7 +388,7 @@ def test_agent_loads_from_the_run_dir_and_checks_the_observation(full_run):
 def test_gates_run_during_training_and_land_in_metrics_and_gates_json(tmp_path):
     # Beside the smoke gate (a bound every result meets), one no result can meet. A new
     # gate is a yaml merge (OmegaConf builds no typed gate from a command-line dict).
-    from lost_cities.cli.train import train
+    from lost_cities.training.loop import train
 
     cfg = make_cfg(SHARED)
     never = {"opponent": "random", "deals": 4, "min": {"win_rate": 1.01}}

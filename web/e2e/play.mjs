@@ -32,7 +32,7 @@ const DIST = join(WEB, 'dist');
 const BASE_PATH = '/some/base/path/'; // the site must not assume it is served from /
 const OUTPUT = join(WEB, 'test-results'); // git-ignored: screenshots and the downloaded logs
 const LATENCY_BAR_MS = 50;
-const SEARCH_LATENCY_BAR_MS = 1000; // the search's move on WebAssembly: about 1 s at most (issue 15)
+const SEARCH_LATENCY_BAR_MS = 1000; // the search's move on WebAssembly: about 1 s at most
 const SECOND_ID = 'e2e-second'; // test-only index entry: the shipped model under another id and name
 const AF1_ID = 'e2e-af1'; // test-only index entry: an af1 model (--af1-model), never shipped
 const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json', '.onnx': 'application/octet-stream', '.png': 'image/png' };
@@ -42,7 +42,7 @@ const { values: args } = parseArgs({
     seed: { type: 'string', default: '2024' },
     chromium: { type: 'string', default: '/usr/bin/chromium' },
     // an af1 model and its manifest beside it (ci.sh writes the test-only one with
-    // `python -m lost_cities.cli.action_fixture --expert-model ...`): a third match against it
+    // `python tools/action_fixture.py --expert-model ...`): a third match against it
     'af1-model': { type: 'string' },
   },
 });
@@ -323,7 +323,7 @@ async function main() {
         screenshot: { name: 'af1', hints: true, fullPage: true }, touch: false,
       });
       check((await page.evaluate(() => window.lostCities.policy.manifest.features)) === 'af1', 'the af1 agent has no features in its manifest');
-      const checked = execFileSync('python', ['-m', 'lost_cities.cli.action_fixture', '--check-log', join(OUTPUT, 'games-af1.jsonl')], { cwd: REPO, encoding: 'utf8' }).trim();
+      const checked = execFileSync('python', ['tools/action_fixture.py', '--check-log', join(OUTPUT, 'games-af1.jsonl')], { cwd: REPO, encoding: 'utf8' }).trim();
       af1 = { match: c, checked };
       await context.close();
     }

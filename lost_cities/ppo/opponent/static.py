@@ -1,15 +1,15 @@
 """``opponent=static``: scripted bots, checkpoints, exported ``.onnx`` models, or the learner
 itself (``self``), one drawn per episode. Names resolve as everywhere else
-(:func:`lost_cities.evaluation.policies.resolve_policy`)."""
+(:func:`lost_cities.policies.make_policy`)."""
 
-from lost_cities.evaluation.policies import resolve_policy
+from lost_cities.policies import make_policy
 from lost_cities.ppo.opponent import OpponentSet
 
 SELF = "self"
 
 
 def _policy(name, env):
-    return None if name == SELF else resolve_policy(name, env)
+    return None if name == SELF else make_policy(name, env)
 
 
 class StaticOpponent:

@@ -1,4 +1,4 @@
-"""``reward=shaped``: tanh terminal reward plus potential-based shaping (SPEC §6).
+"""``reward=shaped``: tanh terminal reward plus potential-based shaping (docs/design.md).
 
 ``Phi = env.final_margin / scale`` (carry + current board-score difference, in terminal
 units); the shaping term ``coef * (Phi(s') - Phi(s))`` telescopes over an episode, so

@@ -1,4 +1,4 @@
-"""``reward=tanh``: the terminal reward ``tanh(final margin / scale)`` (SPEC §6)."""
+"""``reward=tanh``: the terminal reward ``tanh(final margin / scale)`` (docs/design.md)."""
 
 import jax.numpy as jnp
 

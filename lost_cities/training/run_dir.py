@@ -15,7 +15,7 @@
 | ``wandb_id.txt``, ``wandb/``       | the W&B run id and the offline W&B run                     |
 
 ``lost_cities.report`` compares run dirs, ``lost_cities.export`` reads one's checkpoint
-and gates, ``lost_cities.agents.load`` its checkpoint.
+and gates, ``lost_cities.models.load`` its checkpoint.
 """
 
 import contextlib
@@ -73,3 +73,10 @@ def gates_at(run_dir, update):
     """The gate results of ``update`` (None when no gate ran at that update)."""
     found = [row["gates"] for row in read_gates_history(run_dir) if row["update"] == update]
     return found[-1] if found else None
+
+
+def remove_if_empty(run_dir):
+    """A failed command leaves no empty dir behind (Hydra makes the run dir before the app runs)."""
+    run_dir = Path(run_dir)
+    if run_dir.is_dir() and not any(run_dir.iterdir()):
+        run_dir.rmdir()

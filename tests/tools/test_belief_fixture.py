@@ -14,11 +14,11 @@ import json
 import zlib
 from pathlib import Path
 
+import belief_fixture
 import jax
 import numpy as np
 
 from lost_cities import envs
-from lost_cities.cli import belief_fixture
 from lost_cities.game.match import match_reset_from, match_step
 from lost_cities.search import belief as belief_module
 
@@ -27,7 +27,7 @@ FIXTURE = ROOT / "web" / "tests" / "fixtures" / "belief.json"
 SHIPPED = ROOT / "web" / "public" / "bc-ppo-xi6-bal2700-belief.onnx"  # the web client's belief
 PACKED = ("features", "prior", "logits")
 REGENERATE = (
-    "regenerate: python -m lost_cities.cli.belief_fixture --belief "
+    "regenerate: python tools/belief_fixture.py --belief "
     "lost_cities/search/beliefs/bc-ppo-xi6-bal2700.msgpack --out web/tests/fixtures/belief.json"
 )
 

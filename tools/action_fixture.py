@@ -7,9 +7,9 @@ plies the mover's observation and what :func:`lost_cities.networks.features.acti
 computes from it under ``jit`` (as training and the ONNX agent run it): the placement
 rows, the draw rows, and the legal mask. The TypeScript port (web/src/actionFeatures.ts)
 must reproduce the rows from the observation alone. Arrays are the raw float32 / uint8
-bytes (zlib, base64), as in the engine fixture (:mod:`lost_cities.cli.parity_fixture`).
+bytes (zlib, base64), as in the engine fixture (tools/parity_fixture.py).
 
-    python -m lost_cities.cli.action_fixture --out web/tests/fixtures/actions.json
+    python tools/action_fixture.py --out web/tests/fixtures/actions.json
 
 For the web client's end-to-end test it also writes a test-only af1 model and checks
 what it played: ``--expert-model OUT.onnx`` writes an ActionNet graph (and its manifest)
@@ -19,8 +19,8 @@ lowest id on ties) as long as the af1 rows it is fed are right; ``--check-log LO
 replays a downloaded game log and counts the agent's moves that differ from
 ``heuristic_expert``'s (exit status 1 if any do).
 
-    python -m lost_cities.cli.action_fixture --expert-model web/test-results/af1-expert.onnx
-    python -m lost_cities.cli.action_fixture --check-log web/test-results/games-af1.jsonl
+    python tools/action_fixture.py --expert-model web/test-results/af1-expert.onnx
+    python tools/action_fixture.py --check-log web/test-results/games-af1.jsonl
 """
 
 import argparse
@@ -31,9 +31,9 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import numpy as np
+from parity_fixture import pack
 
 from lost_cities import bots
-from lost_cities.cli.parity_fixture import pack
 from lost_cities.envs import make as make_env
 from lost_cities.networks.features import (
     AF_VERSION,
@@ -95,7 +95,7 @@ def build_fixture(seed, envs=None):
     envs = ENVS if envs is None else envs
     return {
         "format_version": FORMAT_VERSION,
-        "generator": "python -m lost_cities.cli.action_fixture",
+        "generator": "python tools/action_fixture.py",
         "features": AF_VERSION,
         "placement_shape": [16, N_PLACEMENT_FEATURES],
         "draw_shape": [96, N_DRAW_FEATURES],

@@ -6,11 +6,12 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lost_cities.cli import bench
+from lost_cities.benchmarks import engine as bench
+from lost_cities.cli.bench import main
 
 
 def test_bench_prints_rates_and_the_observation_cost_ratio(capsys):
-    bench.main(["--batch", "64", "--steps", "50", "--runs", "1", "--skip-train"])
+    main(["--batch", "64", "--steps", "50", "--runs", "1", "--skip-train"])
     printed = dict(line.split("=", 1) for line in capsys.readouterr().out.split())
     assert printed["backend"] == jax.default_backend()
     assert printed["device_count"] == str(jax.device_count())

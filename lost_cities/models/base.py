@@ -1,17 +1,19 @@
 """What every agent shares: the env it may play in.
 
-An agent (:class:`lost_cities.agents.checkpoint.Agent`, :class:`lost_cities.agents.onnx.OnnxAgent`)
+An agent (:class:`lost_cities.models.checkpoint.Agent`, :class:`lost_cities.models.onnx.OnnxAgent`)
 carries ``meta`` naming the env and the observation version and size it was trained on,
 and offers ``act(state, player, greedy=True, rng=None) -> int`` and ``policy(env_state,
 rng) -> action`` (greedy, a ``jax.tree_util.Partial`` usable inside jitted evaluation).
 """
 
 import json
+from importlib import resources
 from pathlib import Path
 
 import jax
 
 from lost_cities.envs import make as make_env
+from lost_cities.networks.features import AF_VERSION
 
 
 def check_rng(greedy, rng):
@@ -40,6 +42,27 @@ def matching_env(path, meta, env, remedy):
     return env
 
 
+# The models the project ships (the web page's, web/public in the checkout), as package data.
+SHIPPED = "lost_cities.shipped"
+
+
+def shipped_models():
+    """The file names of the shipped policies (``<id>.onnx``; the beliefs beside them aside)."""
+    names = (p.name for p in resources.files(SHIPPED).iterdir())
+    return sorted(n for n in names if n.endswith(".onnx") and not n.endswith("-belief.onnx"))
+
+
+def shipped_model(name):
+    """The path of the shipped model ``name`` (``<id>.onnx``), or None."""
+    if Path(name).name != name or not name.endswith(".onnx"):
+        return None
+    path = resources.files(SHIPPED).joinpath(name)
+    return Path(str(path)) if path.is_file() else None
+
+
+FEATURE_BLOCKS = (None, AF_VERSION)  # the input feature blocks an exported model may take
+
+
 def read_manifest(path):
     """The manifest written beside an exported model (same stem, ``.json``)."""
     manifest_path = Path(path).with_suffix(".json")
@@ -48,4 +71,10 @@ def read_manifest(path):
             f"{path}: no manifest {manifest_path} beside the model; export the checkpoint again "
             "with `python -m lost_cities.export checkpoint=... out=...`, which writes both"
         )
-    return json.loads(manifest_path.read_text())
+    meta = json.loads(manifest_path.read_text())
+    if meta.get("features") not in FEATURE_BLOCKS:
+        known = ", ".join(str(name) for name in FEATURE_BLOCKS if name)
+        raise ValueError(
+            f"{path}: the model takes input features {meta['features']!r}; this agent computes {known}"
+        )
+    return meta

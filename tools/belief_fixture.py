@@ -1,8 +1,8 @@
 """Parity fixture of the search belief's inputs and outputs for the web client's search mode.
 
 Plays match3 games in JAX on deals drawn as the engine fixture draws them
-(:func:`lost_cities.cli.parity_fixture.random_deal`), each move ``heuristic_expert``'s or
-the random bot's by a coin flip (:func:`lost_cities.cli.action_fixture.mixed_move`), and
+(``random_deal`` of tools/parity_fixture.py), each move ``heuristic_expert``'s or
+the random bot's by a coin flip (``mixed_move`` of tools/action_fixture.py), and
 records per game the deals and every action, so that the web client replays the game
 through its own engine (``matchResetFrom(deck_orders, coins)`` then ``matchStep`` per
 action, as web/tests/parity.test.ts does); and at every :data:`EVERY`-th ply of the game
@@ -15,7 +15,7 @@ from its own state; its ONNX belief (``python -m lost_cities.search.belief expor
 give the logits up to float rounding. Arrays are the raw float32 bytes (zlib, base64), as in
 the other fixtures.
 
-    python -m lost_cities.cli.belief_fixture \\
+    python tools/belief_fixture.py \\
         --belief lost_cities/search/beliefs/bc-ppo-xi6-bal2700.msgpack --out web/tests/fixtures/belief.json
 """
 
@@ -26,9 +26,9 @@ from pathlib import Path
 
 import jax
 import numpy as np
+from action_fixture import mixed_move
+from parity_fixture import pack, random_deal
 
-from lost_cities.cli.action_fixture import mixed_move
-from lost_cities.cli.parity_fixture import pack, random_deal
 from lost_cities.envs import make as make_env
 from lost_cities.game.cards import N_CARDS
 from lost_cities.game.engine import MAX_STEPS
@@ -101,7 +101,7 @@ def build_fixture(belief_path, seed, games=GAMES):
     env = make_env(ENV)
     return {
         "format_version": FORMAT_VERSION,
-        "generator": "python -m lost_cities.cli.belief_fixture",
+        "generator": "python tools/belief_fixture.py",
         "belief": str(belief_path),
         "seed": seed,
         "env": ENV,

@@ -38,7 +38,7 @@ def check_checkpoint_dir(directory):
     """Refuse a dir whose checkpoints orbax could not read back. Orbax finds the files a save
     wrote by a glob under the dir's own path, so a ``[``, ``]``, ``*`` or ``?`` in that
     path makes every save finish without error and leave a checkpoint that no restore
-    opens (measured: a Hydra sweep over ``network.placement_hidden=[32]``, session 10)."""
+    opens (measured: a Hydra sweep over ``network.placement_hidden=[32]``)."""
     held = sorted(set(str(Path(directory).absolute())) & set(GLOB_CHARACTERS))
     if held:
         raise ValueError(

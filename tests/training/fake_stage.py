@@ -1,4 +1,4 @@
-"""A stand-in for the entry points a recipe runs (tests/cli/test_recipe.py): it logs its
+"""A stand-in for the entry points a recipe runs (tests/training/test_recipe.py): it logs its
 command line, writes what the real one writes last (``evaluation.json``, or a gate's
 ``results.json``), and can be told to die once half-way, as an interrupted run would, or to
 have the recipe stopped by SIGTERM half-way (as ``kill`` or a scheduler would)."""

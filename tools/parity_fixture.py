@@ -10,7 +10,7 @@ Observations are stored as the raw float32 bytes of each match (zlib, base64): e
 bits by construction, and small, since they are mostly one-hot zeros. A few matches
 prefer discard-pile draws so that the ``MAX_STEPS`` forced end is covered too.
 
-    python -m lost_cities.parity_fixture --out web/tests/fixtures/parity.json
+    python tools/parity_fixture.py --out web/tests/fixtures/parity.json
 """
 
 import argparse
@@ -122,7 +122,7 @@ def build_fixture(n_matches, n_stalling, seed):
     rng = np.random.default_rng(seed)
     return {
         "format_version": FORMAT_VERSION,
-        "generator": "python -m lost_cities.parity_fixture",
+        "generator": "python tools/parity_fixture.py",
         "seed": seed,
         "observations": {version: {"dim": dim} for version, (dim, _) in OBSERVATIONS.items()},
         "matches": [play_match(rng, stall=i >= n_matches - n_stalling) for i in range(n_matches)],

@@ -7,7 +7,8 @@ import sys
 import matplotlib.image
 import pytest
 
-from lost_cities.cli.report import find_runs, main, read_metrics, run_labels
+from lost_cities.cli.report import main
+from lost_cities.training.report import find_runs, read_metrics, run_labels
 
 
 def _run(module, *overrides, cwd):

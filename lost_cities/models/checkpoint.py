@@ -20,8 +20,11 @@ import jax.numpy as jnp
 from jax.tree_util import Partial
 from omegaconf import OmegaConf
 
-from lost_cities.agents.base import check_rng, matching_env, read_manifest
+from lost_cities.checkpoints import restore_params
+from lost_cities.models.base import check_rng, matching_env, read_manifest
+from lost_cities.models.exported import read_policy_params
 from lost_cities.networks import current_targets
+from lost_cities.networks.critic.shared import SharedCritic
 from lost_cities.networks.nets import build_network, masked_logits
 
 
@@ -67,15 +70,16 @@ class Agent:
 
 def check_state(env, state, player):
     """``act``'s input: a state of the agent's env kind, and ``player`` the seat to move."""
-    is_match = hasattr(state, "round_idx")
-    if env.rounds == 1 and is_match:
+    if not isinstance(state, env.state_type):
+        if env.rounds == 1:
+            raise TypeError(
+                "this agent was trained on single_round and plays one round's State; pass the current "
+                "round (lost_cities.envs.make('match3').round_state(match_state)) or evaluate it with "
+                "lost_cities.policies.make_policy, which plays a match round by round"
+            )
         raise TypeError(
-            "this agent was trained on single_round and plays one round's State; pass the current "
-            "round (lost_cities.envs.make('match3').round_state(match_state)) or evaluate it with "
-            "resolve_policy, which plays a match round by round"
+            f"this agent plays env {env.name}: pass a {env.state_type.__name__}, not a {type(state).__name__}"
         )
-    if env.rounds > 1 and not is_match:
-        raise TypeError(f"this agent plays env {env.name}: pass a MatchState, not a round State")
     if isinstance(player, bool) or int(player) not in (0, 1) or int(player) != player:
         raise ValueError(f"player={player!r}: a seat is 0 or 1")
     to_move = int(env.to_move(state))
@@ -118,8 +122,6 @@ def load_checkpoint(path, env=None, checkpoint="latest"):
     """An :class:`Agent` from a run dir (``checkpoint``: its ``latest`` or ``best``), its
     ``checkpoints/best|latest`` or one step of those; ``env`` (an Env or its name) defaults
     to the training env. Says on stderr which checkpoint and update it loaded."""
-    from lost_cities.ppo.checkpoint import restore_params
-
     directory, step = checkpoint_step(path, checkpoint)
     params, meta = restore_params(directory, step)
     print(f"loaded {directory} update {meta.get('update')}", file=sys.stderr)
@@ -135,9 +137,6 @@ def load_exported(path, env=None):
     teacher, ``init.start``) can use a shipped agent as fast as a checkpoint; ``agents.load``
     keeps running a model in onnxruntime, as the web client does. The model holds no critic:
     the agent's value head is a fresh, untrained one (``meta["critic"]`` is None)."""
-    from lost_cities.export.onnx import read_policy_params
-    from lost_cities.networks.critic.shared import SharedCritic
-
     meta = {**read_manifest(path), "critic": None}
     env = matching_env(path, meta, env, "play it on env {trained}")
     network = build_network(OmegaConf.create(meta["network"]), SharedCritic(gae_lambda=0.0))

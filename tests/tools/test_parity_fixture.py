@@ -12,12 +12,12 @@ import json
 import zlib
 from pathlib import Path
 
+import action_fixture
 import jax
 import jax.numpy as jnp
 import numpy as np
+from parity_fixture import FORMAT_VERSION, OBSERVATIONS, build_fixture
 
-from lost_cities.cli import action_fixture
-from lost_cities.cli.parity_fixture import FORMAT_VERSION, OBSERVATIONS, build_fixture
 from lost_cities.networks.features import AF_VERSION, batched_action_features
 
 FIXTURE = Path(__file__).resolve().parents[2] / "web" / "tests" / "fixtures" / "parity.json"
@@ -39,12 +39,12 @@ def test_fixture_is_current():
     committed = json.loads(FIXTURE.read_text())
     assert committed["format_version"] == FORMAT_VERSION
     assert set(committed["observations"]) == set(OBSERVATIONS), (
-        "regenerate: python -m lost_cities.parity_fixture --out web/tests/fixtures/parity.json"
+        "regenerate: python tools/parity_fixture.py --out web/tests/fixtures/parity.json"
     )
     fresh = build_fixture(n_matches=1, n_stalling=0, seed=committed["seed"])
     assert unpacked(fresh["matches"][0]) == unpacked(committed["matches"][0]), (
         "the engine no longer reproduces the web parity fixture; if the change is intended, port it to "
-        "web/src and regenerate: python -m lost_cities.parity_fixture --out web/tests/fixtures/parity.json"
+        "web/src and regenerate: python tools/parity_fixture.py --out web/tests/fixtures/parity.json"
     )
 
 
@@ -64,7 +64,7 @@ def test_action_fixture_is_current():
     assert committed["features"] == AF_VERSION
     assert {block["obs_version"] for block in committed["blocks"]} == {"v1", "v2"}
     assert sum(block["count"] for block in committed["blocks"]) >= 300
-    regenerate = "regenerate: python -m lost_cities.cli.action_fixture --out web/tests/fixtures/actions.json"
+    regenerate = "regenerate: python tools/action_fixture.py --out web/tests/fixtures/actions.json"
     for block in committed["blocks"]:
         n = block["count"]
         obs = unpack_floats(block["obs"], (n, block["obs_dim"]))

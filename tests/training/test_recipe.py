@@ -1,6 +1,6 @@
-"""The recipe runner (lost_cities/cli/recipe.py): stages run in order, each from the one
+"""The recipe runner (lost_cities/training/recipe.py): stages run in order, each from the one
 before; a resume skips the finished stages and continues or restarts the interrupted one.
-The stages are tests/cli/fake_stage.py (the real ones take minutes each; what they do is
+The stages are tests/training/fake_stage.py (the real ones take minutes each; what they do is
 tested with their own entry points); what is tested here is the chaining."""
 
 import json
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
-from lost_cities.cli import recipe
+from lost_cities.training import recipe
 
 HERE = Path(__file__).parent
 
@@ -28,7 +28,7 @@ def _cfg(**changes):
 
 @pytest.fixture
 def fake(monkeypatch, tmp_path):
-    """Stages and gates run tests/cli/fake_stage.py; returns a reader of its command log."""
+    """Stages and gates run tests/training/fake_stage.py; returns a reader of its command log."""
     log = tmp_path / "log.jsonl"
     monkeypatch.setenv("FAKE_LOG", str(log))
     monkeypatch.setenv("PYTHONPATH", str(HERE))
@@ -59,12 +59,12 @@ def test_the_stages_run_in_order_each_from_the_one_before(fake, tmp_path):
     stages = recipe_dir / "stages"
     assert "init.checkpoint" not in calls[0]["args"] and "init.start" not in calls[0]["args"]
     assert calls[1]["args"]["init.checkpoint"] == str(stages / "clone")
-    assert calls[1]["args"]["ppo.ent_coef"] == "0.01"
+    assert calls[1]["args"]["experiment"] == "recipe_ppo"  # each stage one experiment config
     assert calls[2]["args"]["init.start"] == str(stages / "ppo")
     assert calls[3]["args"]["init.start"] == str(stages / "xi1")
     assert calls[3]["args"]["experiment"] == "expert_iteration"
     assert calls[4]["args"]["init.checkpoint"] == str(stages / "xi2")
-    assert calls[4]["args"]["experiment"] == "ppo_balanced"
+    assert calls[4]["args"]["experiment"] == "recipe_balanced"
     assert {c["args"]["seed"] for c in calls} == {"0"}
     gates = [c for c in fake() if c["entry"] == "evaluate"]
     assert [c["args"]["agent"] for c in gates] == [
