@@ -7,7 +7,7 @@ See lost_cities.evaluation.carry; prints a table per carry and writes
 import hydra
 
 from lost_cities.cli import CLI_CONF
-from lost_cities.cli.evaluate import quiet_libraries, removing_empty_run_dir, write_results
+from lost_cities.cli.evaluate import check_out, quiet_libraries, removing_empty_run_dir, write_results
 from lost_cities.evaluation.carry import carry_probe
 from lost_cities.evaluation.matchup import settings, setup
 from lost_cities.evaluation.report import format_probe
@@ -17,6 +17,7 @@ from lost_cities.evaluation.report import format_probe
 @removing_empty_run_dir
 def main(cfg):
     quiet_libraries()
+    check_out(cfg)
     env, policy_a, policy_b, deck_orders, coins, key = setup(cfg)
     probe = carry_probe(
         env, policy_a, policy_b, deck_orders, coins, key, tuple(cfg.carries), cfg.batch_size, cfg.starter

@@ -26,16 +26,27 @@ def quiet_libraries():
     logging.getLogger("absl").setLevel(logging.WARNING)
 
 
+def check_out(cfg):
+    """Before any game: an ``out`` that exists is refused unless ``overwrite=true``."""
+    if cfg.out and Path(cfg.out).exists() and not cfg.get("overwrite", False):
+        raise FileExistsError(
+            f"out={cfg.out} exists; choose another path, or pass overwrite=true to replace it"
+        )
+
+
 def write_results(results, cfg, name="results.json"):
-    """``name`` in the Hydra run dir, and at ``cfg.out`` when given, with the provenance of
-    the command that made it; returns the paths."""
+    """``name`` in the Hydra run dir (never one that holds it already), and at ``cfg.out``
+    when given, with the provenance of the command that made it; returns the paths."""
     results = {**results, "provenance": provenance()}
-    paths = [Path(HydraConfig.get().runtime.output_dir) / name]
-    if cfg.out:
-        paths.append(Path(cfg.out))
+    own = Path(HydraConfig.get().runtime.output_dir) / name
+    if own.exists():
+        raise FileExistsError(f"{own} exists: another command wrote into this run dir; nothing was written")
+    check_out(cfg)
+    text = json.dumps(results, indent=2, allow_nan=False) + "\n"  # a NaN fails here, before any file
+    paths = [own, *([Path(cfg.out)] if cfg.out else [])]
     for path in paths:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(results, indent=2, allow_nan=False) + "\n")
+        path.write_text(text)
     return paths
 
 
@@ -57,6 +68,7 @@ def removing_empty_run_dir(app):
 @removing_empty_run_dir
 def main(cfg):
     quiet_libraries()
+    check_out(cfg)
     results = run(cfg)
     print(format_report(results))
     if "versus_baseline" in results:

@@ -36,7 +36,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("parts", nargs="+", help="results JSON files of one agent on disjoint deal ranges")
     parser.add_argument("--out", type=Path, help="where to write the pooled results JSON")
+    parser.add_argument("--overwrite", action="store_true", help="let --out replace an existing file")
     args = parser.parse_args(argv)
+    if args.out and args.out.exists() and not args.overwrite:
+        parser.exit(2, f"error: --out {args.out} exists; choose another path, or pass --overwrite\n")
     try:
         pooled = pool_results(read_parts(args.parts))
     except (KeyError, ValueError) as error:

@@ -6,7 +6,7 @@ The same run as ``lost_cities.evaluate`` (a is the agent, b the opponent), print
 import hydra
 
 from lost_cities.cli import CLI_CONF
-from lost_cities.cli.evaluate import quiet_libraries, removing_empty_run_dir, write_results
+from lost_cities.cli.evaluate import check_out, quiet_libraries, removing_empty_run_dir, write_results
 from lost_cities.evaluation.matchup import run
 from lost_cities.evaluation.report import format_summary
 
@@ -15,6 +15,7 @@ from lost_cities.evaluation.report import format_summary
 @removing_empty_run_dir
 def main(cfg):
     quiet_libraries()
+    check_out(cfg)
     results = run(cfg)
     print(format_summary(results))
     write_results(results, cfg)

@@ -76,7 +76,12 @@ def gates_at(run_dir, update):
 
 
 def remove_if_empty(run_dir):
-    """A failed command leaves no empty dir behind (Hydra makes the run dir before the app runs)."""
-    run_dir = Path(run_dir)
-    if run_dir.is_dir() and not any(run_dir.iterdir()):
+    """A failed command leaves no empty dir behind (Hydra makes the run dir before the app
+    runs, and its parents, e.g. ``outputs/evaluate``): the run dir if empty, then each parent
+    below the working dir that it leaves empty."""
+    run_dir, here = Path(run_dir).absolute(), Path.cwd().absolute()
+    while (
+        run_dir != here and run_dir.is_relative_to(here) and run_dir.is_dir() and not any(run_dir.iterdir())
+    ):
         run_dir.rmdir()
+        run_dir = run_dir.parent
