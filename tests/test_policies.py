@@ -1,15 +1,21 @@
 """The one policy resolver (lost_cities/policies.py): a spec is parsed once into a typed
 value; an exported model runs as its JAX network wherever it is used; a search over a net
-of another env is an error, never a fallback to another scorer."""
+of another env is an error, never a fallback to another scorer; ``search:<base>`` specs
+resolve wherever a policy is (make_policy, agents.load), and a network proposes the
+search's candidates by its logits."""
 
 from pathlib import Path
 
 import jax
 import numpy as np
 import pytest
+from search_common import PRESETS, _take
 
 from lost_cities import envs, policies
+from lost_cities.game.match import match_legal_action_mask
 from lost_cities.policies import BotSpec, ModelSpec, SearchSpec, make_policy, parse
+from lost_cities.search import config as search_config
+from lost_cities.search import top_candidates
 
 WEB_MODEL = Path(__file__).resolve().parents[1] / "web" / "public" / "bc-ppo-xi6-bal2700.onnx"
 
@@ -74,3 +80,66 @@ def test_a_leaf_must_be_a_checkpoint_with_a_critic():
         make_policy("search:heuristic_expert", envs.make("match3"), depth=4, leaf="heuristic_expert")
     with pytest.raises(ValueError, match="search.leaf=.*a checkpoint dir"):
         make_policy("search:heuristic_expert", envs.make("match3"), depth=4, leaf=str(WEB_MODEL))
+
+
+# ---- specs: search:<base> wherever a policy is resolved -----------------------------------------------
+
+
+@pytest.fixture
+def checkout_presets(monkeypatch):
+    """Presets from this checkout (an installed lost_cities.conf may be another checkout's)."""
+    monkeypatch.setattr(search_config, "conf_dir", lambda: PRESETS)
+
+
+def test_make_policy_and_agents_load_accept_search_specs(checkout_presets, match_states, capsys):
+    from lost_cities import agents
+    from lost_cities.policies import make_policy
+
+    env = envs.make("match3")
+    policy = make_policy("search:heuristic_expert", env)
+    assert "worlds x" in capsys.readouterr().out  # the cost per decision is printed
+    state = _take(match_states, 5)
+    action = int(jax.jit(policy)(state, jax.random.PRNGKey(0)))
+    assert bool(match_legal_action_mask(state)[action])
+    agent = agents.load("search:heuristic_expert")
+    assert agent.act(state, int(state.to_move), rng=jax.random.PRNGKey(0)) == action
+    with pytest.raises(ValueError, match="unknown search preset"):
+        make_policy("search/no-such-preset:heuristic_expert", env)
+    with pytest.raises(ValueError, match="neither an existing checkpoint"):
+        make_policy("search:no_such_bot", env)
+
+
+def test_a_network_proposes_the_candidates_by_its_logits(tmp_path, match_states):
+    """``proposer=<.onnx>``: the network's logits rank the challengers of the base move. The
+    test network's logits are the expert's action values, so it proposes what the expert's
+    own scores do, and a copy with the logits negated scores every legal action the other
+    way (the proposer reads the model it is given); an unknown proposer is refused."""
+    import action_fixture
+
+    from lost_cities.policies import _base
+
+    env = envs.make("match3")
+    model = action_fixture.expert_model(tmp_path / "expert.onnx")
+    policy, by_logits = _base("heuristic_balanced", env, proposer=str(model))
+    _, by_values = _base("heuristic_balanced", env, proposer="heuristic_expert")
+    states = _take(match_states, np.arange(0, match_states.round_idx.shape[0], 5))
+    bases = jax.vmap(policy)(states, jax.random.split(jax.random.PRNGKey(0), states.round_idx.shape[0]))
+
+    def candidates(scores):
+        masks = jax.vmap(match_legal_action_mask)(states)
+        return jax.vmap(lambda s, m, b: top_candidates(scores(s), m, b, 4))(states, masks, bases)
+
+    (logit_actions, logit_valid), (value_actions, value_valid) = candidates(by_logits), candidates(by_values)
+    np.testing.assert_array_equal(logit_valid, value_valid)
+    np.testing.assert_array_equal(
+        np.where(logit_valid, logit_actions, -1), np.where(value_valid, value_actions, -1)
+    )
+    assert (logit_actions[:, 1] != logit_actions[:, 0]).all()  # challengers, not the base move again
+    upside_down = action_fixture.expert_model(tmp_path / "upside-down.onnx", logit_per_point=-1.0)
+    _, by_negated = _base("heuristic_balanced", env, proposer=str(upside_down))
+    masks = np.asarray(jax.vmap(match_legal_action_mask)(states))
+    scores, negated = (np.asarray(jax.vmap(f)(states)) for f in (by_logits, by_negated))
+    np.testing.assert_allclose(negated[masks], -scores[masks], rtol=1e-5, atol=1e-4)
+    assert np.ptp(scores[masks]) > 1.0  # the logits are not all one value
+    with pytest.raises(ValueError, match="unknown search proposer 'no_such'.*checkpoint dir or exported"):
+        _base("heuristic_balanced", env, proposer="no_such")

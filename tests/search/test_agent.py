@@ -1,0 +1,49 @@
+"""The search as a policy (lost_cities/search/agent.py): batched decisions equal one game at
+a time, legal duplicate games, one candidate is the base policy, and round states."""
+
+import dataclasses
+
+import jax
+import numpy as np
+import pytest
+from search_common import EXPERT, INVARIANCE_CFG, _cfg, _take
+
+from lost_cities import envs
+from lost_cities.evaluation import deal_bank, duplicate_evaluate
+from lost_cities.game.engine import legal_action_mask
+from lost_cities.search import BOT_SCORES, search_policy
+
+
+def test_batched_decisions_equal_one_game_at_a_time(match_states):
+    cfg = dataclasses.replace(INVARIANCE_CFG, worlds=3, candidates=3)
+    policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], cfg)
+    states = _take(match_states, np.arange(0, 60, 6))
+    keys = jax.random.split(jax.random.PRNGKey(2), 10)
+    batched = jax.jit(jax.vmap(policy))(states, keys)
+    single = [int(jax.jit(policy)(_take(states, i), keys[i])) for i in range(10)]
+    assert np.asarray(batched).tolist() == single
+
+
+@pytest.mark.parametrize("env_name", ["single_round", "match3"])
+def test_search_plays_legal_duplicate_games(env_name):
+    env = envs.make(env_name)
+    policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], _cfg(worlds=2, candidates=3))
+    deck_orders, coins = deal_bank(2)
+    results = duplicate_evaluate(env, policy, EXPERT, deck_orders, coins, jax.random.PRNGKey(0))
+    assert results["games"] == 4 and results["max_steps_rate"] == 0.0  # raises on an illegal move
+
+
+def test_search_of_one_candidate_is_the_base_policy(match_states):
+    policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], _cfg(worlds=1, candidates=1))
+    states = _take(match_states, np.arange(0, 200, 7))
+    keys = jax.random.split(jax.random.PRNGKey(1), states.round_idx.shape[0])
+    np.testing.assert_array_equal(jax.vmap(policy)(states, keys), jax.vmap(EXPERT)(states, keys))
+
+
+def test_round_state_search_is_legal(match_states):
+    rounds = _take(match_states, np.arange(0, 100, 10)).round
+    cfg = _cfg(worlds=2, candidates=3, gate_points=0.0, gate_z=0.0)
+    policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], cfg)
+    actions = jax.vmap(policy)(rounds, jax.random.split(jax.random.PRNGKey(4), 10))
+    masks = jax.vmap(legal_action_mask)(rounds)
+    assert np.take_along_axis(np.asarray(masks), np.asarray(actions)[:, None], axis=1).all()

@@ -1,0 +1,102 @@
+"""The rollouts (lost_cities/search/rollout.py): the match value of a finished round, and
+rollout values replayed ply by ply with an opponent model and with a next move."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from search_common import EXPERT, _take
+
+from lost_cities.bots import make
+from lost_cities.game.match import match_legal_action_mask
+from lost_cities.search import determinize, expert_scores, match_value, top_candidates
+
+
+def test_match_value_counts_the_carry_the_start_and_the_utility(match_states):
+    state = _take(match_states, 0)
+    finished = state.round.replace(
+        done=jnp.bool_(True),
+        exp_sum=jnp.zeros((2, 5), jnp.int8).at[0, 0].set(30),
+        exp_count=jnp.zeros((2, 5), jnp.int8).at[0, 0].set(3),
+    )  # seat 0 scores 10 this round
+    ms = state.replace(round=finished, round_idx=jnp.int32(1), carry=jnp.array([5.0, 20.0]))
+    assert float(match_value(ms, finished, 0, 0.0, (0, 0, 0))) == -5.0
+    assert float(match_value(ms, finished, 1, 0.0, (0, 0, 0))) == 5.0
+    assert float(match_value(ms, finished, 1, 3.0, (0, 0, 0))) == 8.0  # seat 1 will start round 3
+    assert float(match_value(ms.replace(round_idx=jnp.int32(2)), finished, 1, 3.0, (0, 0, 0))) == 5.0
+    assert float(match_value(ms, finished, 1, 0.0, (0, 10.0, 0))) == pytest.approx(np.tanh(0.5))
+    assert float(match_value(finished, finished, 0, 3.0, (0, 0, 0))) == 10.0  # a lone round
+
+
+def _replayed_values(worlds, actions, keys, policy_of, depth=None):
+    """float[W, K]: the searching seat's match points after each candidate, the round played
+    on ply by ply, ply ``t`` (after the candidate) by ``policy_of(t, seat to move)``, for at
+    most ``depth`` plies (``None``: to the round's end; a cut round: the board as it stands)."""
+    from lost_cities.game.engine import step
+    from lost_cities.game.views import current_round, with_round
+    from lost_cities.search.rollout import match_points
+
+    player = int(current_round(worlds).to_move[0])
+    values = np.zeros((keys.shape[0], actions.shape[0]))
+    for w in range(keys.shape[0]):
+        world = _take(worlds, w)
+        for k in range(actions.shape[0]):
+            round_state, _, _ = step(current_round(world), actions[k])
+            t = 0
+            while not bool(round_state.done) and (depth is None or t < depth):
+                move = policy_of(t, int(round_state.to_move))(
+                    with_round(world, round_state), jax.random.fold_in(keys[w], t)
+                )
+                round_state, _, _ = step(round_state, move)
+                t += 1
+            values[w, k] = float(match_points(world, round_state, player, 0.0))
+    return values
+
+
+def _rollout_setup(match_states, index=40, n=2):
+    state = _take(match_states, index)
+    worlds = jax.vmap(determinize, in_axes=(0, None))(jax.random.split(jax.random.PRNGKey(5), n), state)
+    actions, _ = top_candidates(expert_scores(state), match_legal_action_mask(state), EXPERT(state, None), 2)
+    return state, worlds, actions, jax.random.split(jax.random.PRNGKey(6), n)
+
+
+def test_opponent_model_plays_the_other_seat_in_the_rollouts(match_states):
+    """``opponent_rollout``: every rollout value equals a ply-by-ply replay in which the
+    searching seat moves by the rollout policy and the other seat by the opponent model (to
+    the round's end, and cut after an odd number of plies, inside a pair of the rollout's
+    loop), and differs from the rollouts where one policy plays both seats."""
+    from lost_cities.search import rollout_values
+
+    mine, theirs = EXPERT, make("discard_only")
+    state, worlds, actions, keys = _rollout_setup(match_states)
+    values = rollout_values(worlds, actions, mine, keys, None, 0.0, (0, 0, 0), opponent=theirs)
+    player = int(state.to_move)
+    policies = {player: jax.jit(mine), 1 - player: jax.jit(theirs)}
+    assert np.array_equal(
+        np.asarray(values), _replayed_values(worlds, actions, keys, lambda t, seat: policies[seat])
+    )
+    cut = rollout_values(worlds, actions, mine, keys, 3, 0.0, (0, 0, 0), opponent=theirs)
+    replayed_cut = _replayed_values(worlds, actions, keys, lambda t, seat: policies[seat], depth=3)
+    assert np.array_equal(np.asarray(cut), replayed_cut)
+    assert not np.array_equal(np.asarray(cut), np.asarray(values))
+    one_policy = rollout_values(worlds, actions, mine, keys, None, 0.0, (0, 0, 0))
+    assert not np.array_equal(np.asarray(values), np.asarray(one_policy))
+
+
+def test_next_move_makes_the_searching_seats_next_decision_in_the_rollouts(match_states):
+    """``next_move``: the searching seat's first decision after the other seat's reply (ply
+    1 of the rollout) is that policy's, every other ply the rollout policy's; with the
+    rollout policy itself as ``next_move`` the values are the plain rollouts'."""
+    from lost_cities.search import rollout_values
+
+    searched, expert = make("discard_only"), jax.jit(EXPERT)
+    _, worlds, actions, keys = _rollout_setup(match_states)
+    values = rollout_values(worlds, actions, EXPERT, keys, None, 0.0, (0, 0, 0), next_move=searched)
+    replayed = _replayed_values(
+        worlds, actions, keys, lambda t, seat: jax.jit(searched) if t == 1 else expert
+    )
+    assert np.array_equal(np.asarray(values), replayed)
+    plain = rollout_values(worlds, actions, EXPERT, keys, None, 0.0, (0, 0, 0))
+    assert not np.array_equal(np.asarray(values), np.asarray(plain))
+    same = rollout_values(worlds, actions, EXPERT, keys, None, 0.0, (0, 0, 0), next_move=EXPERT)
+    assert np.array_equal(np.asarray(same), np.asarray(plain))
