@@ -3,9 +3,11 @@ files, NaN in the parameters, two runs started in the same second, a retry into 
 finished run dir, resume with overrides. Each asserts that nothing already written is
 lost or changed.
 
-Every training run here uses the one tiny config of tests/ppo/test_train.py (3 updates,
-a checkpoint per update, a gate at updates 2 and 3) and a module-wide persistent
-compilation cache, so runs after the first reuse its compiled update.
+The training run (lost_cities/training: the loop, guards, resume, run dirs) and its
+checkpoints (lost_cities/checkpoints.py), loaded and exported. Every training run here uses
+the one tiny config of tests/tiny_runs.py (SHARED: 3 updates, a checkpoint per update, a
+gate at updates 2 and 3) and a module-wide persistent compilation cache, so runs after the
+first reuse its compiled update.
 """
 
 import hashlib
