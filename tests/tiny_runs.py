@@ -1,6 +1,11 @@
-"""The tiny training configs the PPO-mechanics and fault tests share (a few updates, one
-round, the small MLP; a test that trains pays for one compile of this config), and the
-progress bar that interrupts a run."""
+"""The tiny training configs the PPO-mechanics, training-run and fault tests share (a few
+updates, one round, the small MLP; a test that trains pays for one compile of this config),
+the progress bar that interrupts a run, and what the run tests (tests/training/test_loop.py,
+tests/ppo/test_train.py, tests/ppo/test_league.py) share: a module-wide persistent
+compilation cache, a run trained from overrides and its metrics rows."""
+
+import jax
+import pytest
 
 from lost_cities.ppo.config import compose as make_cfg  # noqa: F401  (the tests compose with it)
 
@@ -29,7 +34,8 @@ SHARED = [
 ]
 
 # The shared run with shorter rollouts and 2 epochs of 2 minibatches (so the shuffles are
-# exercised): the data-parallel and launcher tests' run (tests/test_parallel.py, test_launchers.py).
+# exercised): the data-parallel and launcher tests' run (tests/test_parallel.py,
+# tests/training/test_launchers.py).
 _LONGER = (
     "ppo.rollout_length",
     "ppo.total_decisions",
@@ -69,3 +75,27 @@ class StopAfter:
 
     def close(self):
         pass
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compilation_cache(tmp_path_factory):
+    """Identical configs compile to identical programs: reuse them across train() calls."""
+    before = (jax.config.jax_compilation_cache_dir, jax.config.jax_persistent_cache_min_compile_time_secs)
+    jax.config.update("jax_compilation_cache_dir", str(tmp_path_factory.mktemp("jax_cache")))
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+    yield
+    jax.config.update("jax_compilation_cache_dir", before[0])
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", before[1])
+
+
+def _train(overrides, run_dir, progress=None):
+    from lost_cities.training.loop import train
+
+    cfg = make_cfg(overrides)
+    return train(cfg, run_dir, progress=progress)
+
+
+def _rows(run_dir):
+    from lost_cities.training.run_dir import read_metrics
+
+    return [{k: v for k, v in row.items() if not k.startswith("time/")} for row in read_metrics(run_dir)]

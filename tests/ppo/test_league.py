@@ -11,7 +11,7 @@ import jax.flatten_util
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from test_train import Interrupt, StopAfter, _rows, _train, compilation_cache, make_cfg  # noqa: F401
+from tiny_runs import Interrupt, StopAfter, _rows, _train, compilation_cache, make_cfg  # noqa: F401
 
 from lost_cities.ppo import config as schema
 from lost_cities.ppo.opponent.league import pool_logits

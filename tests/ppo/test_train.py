@@ -1,38 +1,25 @@
-"""The main job: config composition and validation, GAE, auto-reset, episode metrics,
-PBRS telescoping, resume equivalence and the W&B / no-logger outputs.
+"""PPO's mechanics (lost_cities/ppo: the config schema, the trainer, GAE, the rollout,
+episode metrics): config composition and validation, GAE, auto-reset, episode metrics,
+PBRS telescoping, and one update's learning. The training run itself (the loop, run dirs,
+resume, loggers) is tests/training/test_loop.py.
 
 Compiles are the cost here (each config compiles the env's engine into one update), so
-every test that runs training shares ONE tiny config through module fixtures, and the
-persistent compilation cache lets repeated ``train()`` calls reuse that compile.
+every test that runs an update shares ONE tiny config (tests/tiny_runs.py's SHARED) through
+module fixtures, with a module-wide persistent compilation cache on.
 """
 
 import itertools
-import json
-import math
 
 import jax
-import jax.flatten_util
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from omegaconf import OmegaConf, open_dict
-from tiny_runs import SHARED, TINY, Interrupt, StopAfter, make_cfg
+from tiny_runs import SHARED, TINY, compilation_cache, make_cfg  # noqa: F401
 
 from lost_cities.ppo import config as schema
 from lost_cities.ppo.episodes import EpisodeStats, FinishedEpisode, summarize
 from lost_cities.ppo.gae import per_seat_gae
 from lost_cities.ppo.trainer import Trainer
-
-
-@pytest.fixture(scope="module", autouse=True)
-def compilation_cache(tmp_path_factory):
-    """Identical configs compile to identical programs: reuse them across train() calls."""
-    before = (jax.config.jax_compilation_cache_dir, jax.config.jax_persistent_cache_min_compile_time_secs)
-    jax.config.update("jax_compilation_cache_dir", str(tmp_path_factory.mktemp("jax_cache")))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
-    yield
-    jax.config.update("jax_compilation_cache_dir", before[0])
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", before[1])
 
 
 @pytest.fixture(scope="module")
@@ -258,28 +245,7 @@ def test_episode_metrics_average_finished_episodes_only():
     assert float(out["episode/win_vs_fixed"]) == pytest.approx(0.0)  # self-play episodes left out
 
 
-# --- runs: update, resume, loggers ---------------------------------------------------
-
-
-def _train(overrides, run_dir, progress=None):
-    from lost_cities.training.loop import train
-
-    cfg = make_cfg(overrides)
-    return train(cfg, run_dir, progress=progress)
-
-
-def _rows(run_dir):
-    from lost_cities.training.run_dir import read_metrics
-
-    return [{k: v for k, v in row.items() if not k.startswith("time/")} for row in read_metrics(run_dir)]
-
-
-@pytest.fixture(scope="module")
-def full_run(tmp_path_factory):
-    run_dir = tmp_path_factory.mktemp("full")
-    trainer, state, run_dir, logger = _train(SHARED, run_dir)
-    logger.finish()
-    return trainer, state, run_dir
+# --- one update --------------------------------------------------------------------
 
 
 def test_one_update_moves_the_policy_toward_the_advantage_and_the_value_toward_the_return(shared_trainer):
@@ -309,109 +275,3 @@ def test_one_update_moves_the_policy_toward_the_advantage_and_the_value_toward_t
     normalized = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
     assert float(jnp.mean(normalized * (logp_after - logp_before))) > 0
     assert float(jnp.mean((value_after - returns) ** 2)) < float(jnp.mean((value_before - returns) ** 2))
-
-
-def test_tiny_run_writes_finite_metrics_from_the_rollout_policy_and_anneals_lr(full_run):
-    _, state, run_dir = full_run
-    rows = _rows(run_dir)
-    assert [row["update"] for row in rows] == [1, 2, 3]
-    assert int(state.decisions) == 3 * 8 * 128
-    for row in rows:
-        assert all(
-            math.isfinite(row[k]) for k in ("learner/policy_loss", "learner/value_loss", "learner/entropy")
-        )
-        # One epoch of one minibatch steps from the rollout's own parameters: the loss must
-        # recompute exactly the log-probabilities the rollout sampled with.
-        assert row["learner/approx_kl"] < 1e-6 and row["learner/clip_fraction"] == 0
-    assert "episode/win" in rows[-1] and rows[-1]["episode/length"] >= 44
-    assert rows[-1]["learner/lr"] < rows[0]["learner/lr"]  # annealed
-
-
-def test_run_dir_holds_config_metrics_checkpoints_and_no_wandb(full_run):
-    _, _, run_dir = full_run
-    saved = OmegaConf.load(run_dir / "config.yaml")
-    assert saved.env.name == "single_round" and saved.reward.coef == 0.2
-    assert sorted(p.name for p in (run_dir / "checkpoints" / "latest").iterdir() if p.name.isdigit()) == [
-        "2",
-        "3",
-    ]
-    assert any(p.name.isdigit() for p in (run_dir / "checkpoints" / "best").iterdir())
-    assert not (run_dir / "wandb").exists()  # logger=none writes nothing
-
-
-def test_resume_after_an_interruption_matches_an_uninterrupted_run(full_run, tmp_path):
-    _, state, full_dir = full_run
-    with pytest.raises(Interrupt):
-        _train(SHARED, tmp_path, progress=StopAfter(2))
-    assert [row["update"] for row in _rows(tmp_path)] == [1, 2]  # row 2 has no checkpoint yet
-    _, resumed, _, logger = _train([*SHARED, f"resume={tmp_path}"], "unused")
-    logger.finish()
-    rows, reference = _rows(tmp_path), _rows(full_dir)
-    assert [row["update"] for row in rows] == [1, 2, 3]
-    assert rows == reference
-    np.testing.assert_array_equal(
-        jax.flatten_util.ravel_pytree(resumed.params)[0], jax.flatten_util.ravel_pytree(state.params)[0]
-    )
-
-
-def test_resume_without_a_config_or_a_checkpoint_fails_clearly(tmp_path):
-    with pytest.raises(FileNotFoundError, match="no config.yaml there"):
-        _train([*SHARED, f"resume={tmp_path}"], "unused")
-    # A run dir that was started (its config is written) but has no checkpoint yet.
-    (tmp_path / "config.yaml").write_text(OmegaConf.to_yaml(make_cfg(SHARED), resolve=True))
-    with pytest.raises(FileNotFoundError, match="no checkpoint yet"):
-        _train([*SHARED, f"resume={tmp_path}"], "unused")
-
-
-def test_wandb_offline_run_is_written(tmp_path):
-    _, _, run_dir, logger = _train([*SHARED, "logger=wandb"], tmp_path)
-    logger.finish()
-    offline = list((run_dir / "wandb").glob("offline-run-*"))
-    assert len(offline) == 1 and list(offline[0].glob("*.wandb"))
-
-
-def test_agent_loads_from_the_run_dir_and_checks_the_observation(full_run):
-    from lost_cities import agents
-    from lost_cities.envs import make
-
-    _, _, run_dir = full_run
-    agent = agents.load(run_dir)
-    env = make("single_round")
-    state = env.init(jax.random.PRNGKey(3))
-    action = agent.act(state, int(env.to_move(state)))
-    assert bool(env.legal_mask(state)[action])
-    with pytest.raises(ValueError, match="observation v1"):
-        agents.load(run_dir, env="match3")
-    assert json.loads(json.dumps(agent.meta["network"]))["hidden"] == [16]
-
-
-def test_gates_run_during_training_and_land_in_metrics_and_gates_json(tmp_path):
-    # Beside the smoke gate (a bound every result meets), one no result can meet. A new
-    # gate is a yaml merge (OmegaConf builds no typed gate from a command-line dict).
-    from lost_cities.training.loop import train
-
-    cfg = make_cfg(SHARED)
-    never = {"opponent": "random", "deals": 4, "min": {"win_rate": 1.01}}
-    with open_dict(cfg):
-        cfg.gates = OmegaConf.merge(cfg.gates, {"gates": {"never": never}})
-    _, _, run_dir, logger = train(cfg, tmp_path)
-    logger.finish()
-    rows = _rows(run_dir)
-    gated = [row["update"] for row in rows if "gates/random/win_rate" in row]
-    assert gated == [2, 3]  # every 2 updates, and the last one
-    gates = json.loads((run_dir / "gates.json").read_text())
-    assert set(gates) == {"random", "never"} and gates["random"]["deals"] == 4
-    assert gates["random"]["checks"] == {"win_rate_lower >= 0.0": True} and gates["random"]["passed"]
-    assert gates["never"]["checks"] == {"win_rate >= 1.01": False} and not gates["never"]["passed"]
-    assert rows[-1]["gates/random/win_rate"] == gates["random"]["win_rate"]
-    assert (rows[-1]["gates/random/passed"], rows[-1]["gates/never/passed"], rows[-1]["gates/passed"]) == (
-        1,
-        0,
-        0.5,
-    )
-
-
-def test_a_bad_gates_config_fails_before_training(tmp_path):
-    with pytest.raises(ValueError, match="unknown|metric"):
-        _train([*SHARED, "+gates.gates.random.min.not_a_metric=1"], tmp_path)
-    assert not (tmp_path / "metrics.jsonl").exists()
