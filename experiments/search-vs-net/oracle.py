@@ -15,7 +15,7 @@ Why it exists: the experiments before it measured every lever of the honest sear
 the page's net against the net, and none reached the bar of 0.65. These two ceilings say
 how much of the gap a better belief could close at all (``hand``), and how much is the
 deck's luck that no honest search can know (``all``). This is a diagnostic; the package's
-search never reveals anything (tests/test_search.py's no-cheating tests).
+search never reveals anything (tests/search/'s no-cheating tests).
 """
 
 import json

@@ -80,8 +80,10 @@ def remove_if_empty(run_dir):
     runs, and its parents, e.g. ``outputs/evaluate``): the run dir if empty, then each parent
     below the working dir that it leaves empty."""
     run_dir, here = Path(run_dir).absolute(), Path.cwd().absolute()
-    while (
-        run_dir != here and run_dir.is_relative_to(here) and run_dir.is_dir() and not any(run_dir.iterdir())
-    ):
-        run_dir.rmdir()
-        run_dir = run_dir.parent
+    if not run_dir.is_dir() or any(run_dir.iterdir()):
+        return
+    run_dir.rmdir()
+    parent = run_dir.parent
+    while parent != here and parent.is_relative_to(here) and not any(parent.iterdir()):
+        parent.rmdir()
+        parent = parent.parent
