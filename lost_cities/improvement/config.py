@@ -1,0 +1,133 @@
+"""The schema of ``conf/improve.yaml`` (types, required markers and value checks; the
+values are in the YAML). Registered as ``schema_improve``; the ``env``, ``network``,
+``critic`` and ``logger`` groups are the training config's (:mod:`lost_cities.ppo.config`)."""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import MISSING
+
+from lost_cities.improvement.labels import PLAY, TARGETS
+from lost_cities.ppo import config as train_schema  # registers the shared groups' schemas
+
+STUDENT_INITS = ("fresh", "champion")
+PROMOTION_RULES = ("margin", "win_rate")
+
+
+def _require(condition, message):
+    if not condition:
+        raise ValueError(message)
+
+
+def _positive(owner, **values):
+    for name, value in values.items():
+        _require(
+            isinstance(value, int) and not isinstance(value, bool) and value > 0,
+            f"{owner + '.' if owner else ''}{name}={value!r} must be a whole number > 0",
+        )
+
+
+@dataclass
+class TeacherConfig:
+    search: str = MISSING  # a preset of conf/search
+    knobs: dict[str, Any] = field(default_factory=dict)
+    temperature: float = MISSING
+
+    def __post_init__(self):
+        _require(self.temperature > 0, f"teacher.temperature={self.temperature} must be > 0 (points)")
+
+
+@dataclass
+class GenerateConfig:
+    games: int = MISSING
+    plies: int = MISSING
+    chunks: int = MISSING
+    play: str = MISSING
+
+    def __post_init__(self):
+        _positive("generate", games=self.games, plies=self.plies, chunks=self.chunks)
+        _require(self.play in PLAY, f"generate.play={self.play!r}; choose one of {list(PLAY)}")
+
+
+@dataclass
+class StudentConfig:
+    init: str = MISSING
+    targets: str = MISSING
+    window: int = MISSING
+    epochs: int = MISSING
+    minibatch_size: int = MISSING
+    lr: float = MISSING
+    holdout: int = MISSING
+
+    def __post_init__(self):
+        _positive("student", window=self.window, epochs=self.epochs, minibatch_size=self.minibatch_size)
+        _require(
+            self.init in STUDENT_INITS, f"student.init={self.init!r}; choose one of {list(STUDENT_INITS)}"
+        )
+        _require(self.targets in TARGETS, f"student.targets={self.targets!r}; choose one of {list(TARGETS)}")
+        _require(self.lr > 0, f"student.lr={self.lr} must be > 0")
+        _require(self.holdout >= 0, f"student.holdout={self.holdout} must be >= 0")
+
+
+@dataclass
+class GateConfig:
+    deals: int = MISSING
+    first: int = MISSING
+    batch_size: int = MISSING
+    rule: str = MISSING
+
+    def __post_init__(self):
+        _positive("gate", deals=self.deals, batch_size=self.batch_size)
+        _require(self.first >= 0, f"gate.first={self.first} must be a deal bank index >= 0")
+        _require(
+            self.rule in PROMOTION_RULES, f"gate.rule={self.rule!r}; choose one of {list(PROMOTION_RULES)}"
+        )
+
+
+@dataclass
+class AnchorsConfig:
+    opponents: list[str] = MISSING
+    deals: int = MISSING
+    first: int = MISSING
+    batch_size: int = MISSING
+
+    def __post_init__(self):
+        _positive("anchors", deals=self.deals, batch_size=self.batch_size)
+        _require(self.first >= 0, f"anchors.first={self.first} must be a deal bank index >= 0")
+        train_schema.check_policy_names(self.opponents, "anchors.opponents", allowed=())
+
+
+@dataclass
+class ImproveConfig:
+    env: Any = MISSING
+    network: Any = MISSING
+    critic: Any = MISSING
+    logger: Any = MISSING
+    teacher: TeacherConfig = MISSING
+    generate: GenerateConfig = MISSING
+    student: StudentConfig = MISSING
+    gate: GateConfig = MISSING
+    anchors: AnchorsConfig = MISSING
+    experiment_name: str = MISSING
+    start: str | None = MISSING
+    resume: str | None = MISSING
+    iterations: int = MISSING
+    time_limit_minutes: float | None = MISSING
+    seed: int = MISSING
+    progress: bool = MISSING
+    devices: Any = MISSING
+
+    def __post_init__(self):
+        _positive("", iterations=self.iterations)
+        _require(
+            self.time_limit_minutes is None or self.time_limit_minutes > 0,
+            f"time_limit_minutes={self.time_limit_minutes} must be > 0 (or null: no limit)",
+        )
+        _require(
+            self.devices == "all" or (isinstance(self.devices, int) and self.devices > 0),
+            f"devices={self.devices!r}: pass devices=all or a device count >= 1",
+        )
+
+
+ConfigStore.instance().store(name="schema_improve", node=ImproveConfig)

@@ -1,0 +1,82 @@
+"""The labels on disk: one ``.npz`` file per generated chunk, written whole or not at all.
+
+``labels/<iteration>/chunk-<k>.npz`` holds the chunk's labelled decisions and the games'
+carry after it (their states and key), so a generation stopped anywhere resumes at the first
+missing chunk from exactly the games the last written one left: nothing made is made again,
+and the labels are the ones an uninterrupted run makes. A distillation reads the pooled
+labels of the last ``window`` iterations.
+"""
+
+import os
+from pathlib import Path
+
+import jax
+import numpy as np
+
+from lost_cities.improvement.labels import Games
+
+CARRY = "carry/"  # prefix of the games' leaves in a chunk file
+
+
+def iteration_dir(run_dir, iteration):
+    return Path(run_dir) / "labels" / f"{iteration:04d}"
+
+
+def chunk_path(run_dir, iteration, chunk):
+    return iteration_dir(run_dir, iteration) / f"chunk-{chunk:03d}.npz"
+
+
+def write_chunk(path, labels, games):
+    """Write ``labels`` (a dict of arrays) and the ``games`` carry to ``path`` atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {name: np.asarray(value) for name, value in labels.items()}
+    for i, leaf in enumerate(jax.tree.leaves(games)):
+        arrays[f"{CARRY}{i}"] = np.asarray(leaf)  # legacy uint32 keys: plain arrays
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("wb") as f:
+        np.savez(f, **arrays)
+        f.flush()
+        os.fsync(f.fileno())
+    tmp.replace(path)
+
+
+def read_carry(path, template: Games):
+    """The games carry stored in chunk file ``path``, shaped like ``template``."""
+    leaves, treedef = jax.tree.flatten(template)
+    with np.load(path) as data:
+        stored = [data[f"{CARRY}{i}"] for i in range(len(leaves))]
+    for i, (leaf, value) in enumerate(zip(leaves, stored, strict=True)):
+        if value.shape != np.shape(leaf) or value.dtype != np.asarray(leaf).dtype:
+            raise ValueError(
+                f"{path}: games carry leaf {i} is {value.dtype}{value.shape}, this run's is "
+                f"{np.asarray(leaf).dtype}{np.shape(leaf)} (labels of another config)"
+            )
+    return jax.tree.unflatten(treedef, [jax.numpy.asarray(v) for v in stored])
+
+
+def read_labels(paths):
+    """The labelled decisions of chunk files ``paths``, concatenated (the carry left out)."""
+    parts = []
+    for path in paths:
+        with np.load(path) as data:
+            parts.append({name: data[name] for name in data.files if not name.startswith(CARRY)})
+    if not parts:
+        raise ValueError("no label files to read")
+    return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
+
+
+def chunk_paths(run_dir, iteration, chunks):
+    """The ``chunks`` chunk files of ``iteration``; an error if one is missing."""
+    paths = [chunk_path(run_dir, iteration, k) for k in range(chunks)]
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise FileNotFoundError(f"labels missing (generation did not finish): {missing[:3]}")
+    return paths
+
+
+def pooled(run_dir, iteration, window, chunks):
+    """The labels of iterations ``iteration - window + 1 .. iteration`` (those that exist from 1)."""
+    first = max(1, iteration - window + 1)
+    paths = [p for i in range(first, iteration + 1) for p in chunk_paths(run_dir, i, chunks)]
+    return read_labels(paths)

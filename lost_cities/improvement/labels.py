@@ -1,0 +1,119 @@
+"""Labelled positions: self-play games of the champion, every decision labelled by the search.
+
+One jitted call (:meth:`Labeller.chunk`) advances ``games`` games by ``plies`` plies. At
+each ply, for the seat to move, the determinized search on the champion
+(:func:`lost_cities.search.search_decision`) scores the champion's top candidates in
+``worlds`` worlds from the mover's information set, and the decision is stored with:
+
+- ``target``: the soft target over the candidates, ``softmax((gain + prior) / temperature)``
+  with ``gain`` the candidate's mean paired gain over the champion's move in points and
+  ``prior`` the search's ``prior_points`` per nat of the champion's own preference; with
+  ``prior_points = temperature = 2`` it is ``pi(a) exp(gain / 2)``, the rule under which
+  the search overrides the net only when its evidence beats its noise;
+- ``label``: the search's own move (its gate applied): the hard target;
+- ``base``: the champion's greedy move, and ``gain``: the points the search expects its
+  move to gain over it (0 where it keeps it): the teacher's gain over its student.
+
+The game then moves on by a sample of the soft target (``play=sample``), the search's move
+(``teacher``) or the champion's own sample (``champion``); a finished game is redealt. The
+games are a carry: a chunk continues where the previous one stopped, so positions of all
+three rounds are labelled in proportion.
+"""
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+from jax.tree_util import Partial
+
+from lost_cities.game.views import round_index
+from lost_cities.models import Agent
+from lost_cities.ppo.rollout import select
+from lost_cities.search import search_decision
+from lost_cities.search.candidates import logit_scores
+from lost_cities.search.rollout import point_utility
+
+PLAY = ("sample", "teacher", "champion")
+TARGETS = ("soft", "hard")
+
+
+@struct.dataclass
+class Games:
+    """The self-play games in progress and the key of their next ply."""
+
+    states: object  # env states, leading axis the games
+    key: jax.Array
+
+
+class Labeller:
+    """``init(key) -> Games`` and the jitted ``chunk(params, games) -> (games, labels)``.
+
+    ``network`` is the champion's network (its ``params`` are an argument, so one compiled
+    chunk serves every champion), ``search`` a :class:`~lost_cities.search.SearchConfig`,
+    ``deal`` a world sampler (a learned belief's) or None, ``rollout`` a fixed rollout
+    policy or None (the champion plays the rollouts)."""
+
+    def __init__(self, env, network, search, games, plies, temperature, play, deal=None, rollout=None):
+        if play not in PLAY:
+            raise ValueError(f"generate.play={play!r}; choose one of {list(PLAY)}")
+        if not temperature > 0:
+            raise ValueError(f"teacher.temperature={temperature!r}: points per unit of a target's logit, > 0")
+        self.env, self.network, self.search = env, network, search
+        self.games, self.plies, self.temperature, self.play = games, plies, temperature, play
+        self.deal, self.rollout = deal, rollout
+        self.chunk = jax.jit(self._chunk)
+
+    def init(self, key):
+        k_games, key = jax.random.split(key)
+        return Games(jax.vmap(self.env.init)(jax.random.split(k_games, self.games)), key)
+
+    def _decision(self, params, state, key):
+        """The search's scores of one position, and the labels made of them."""
+        env, cfg = self.env, self.search
+        agent = Agent(env, self.network, params, {})
+        scores = logit_scores(agent)
+        k_search, k_play = jax.random.split(key)
+        action, info = search_decision(
+            cfg, agent.policy, scores, state, k_search, rollout_policy=self.rollout, deal=self.deal
+        )
+        unit = point_utility(state, cfg.scales)
+        values, valid = info["values"], info["valid"]
+        gain = jnp.mean(values - values[:, :1], axis=0) / unit  # points over the champion's move
+        prior = info["bonus"] / unit
+        logits = jnp.where(valid, (gain + prior) / self.temperature, -jnp.inf)
+        target = jax.nn.softmax(logits)
+        champion_logits = scores(state)
+        moves = {
+            "sample": info["actions"][jax.random.categorical(k_play, logits)],
+            "teacher": action,
+            "champion": jax.random.categorical(k_play, champion_logits).astype(jnp.int32),
+        }
+        labels = {
+            "actions": info["actions"],
+            "target": target,
+            "label": action,
+            "base": info["actions"][0],
+            "gain": gain[info["index"]],
+            "round": round_index(state),
+        }
+        return moves[self.play], labels
+
+    def _ply(self, params, states, key):
+        env, n = self.env, self.games
+        k_decide, k_reset = jax.random.split(key)
+        mover = jax.vmap(env.to_move)(states)
+        obs = jax.vmap(env.observe)(states, mover)
+        mask = jax.vmap(env.legal_mask)(states)
+        action, labels = jax.vmap(Partial(self._decision, params))(states, jax.random.split(k_decide, n))
+        states, _, done = jax.vmap(env.step)(states, action)
+        fresh = jax.vmap(env.init)(jax.random.split(k_reset, n))
+        states = select(done, fresh, states)
+        return states, {"obs": obs, "mask": mask, **labels}
+
+    def _chunk(self, params, games):
+        key, k_plies = jax.random.split(games.key)
+        states, labels = jax.lax.scan(
+            lambda s, k: self._ply(params, s, k), games.states, jax.random.split(k_plies, self.plies)
+        )
+        size = self.games * self.plies
+        labels = jax.tree.map(lambda x: x.reshape((size,) + x.shape[2:]), labels)
+        return Games(states, key), labels

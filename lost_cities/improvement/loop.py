@@ -1,0 +1,542 @@
+"""The loop: ``python -m lost_cities.improve`` calls :func:`run` (conf/improve.yaml).
+
+Iteration ``i`` has four phases, each leaving files from which a stopped run (``kill -9``
+anywhere, or ``time_limit_minutes``) resumes exactly:
+
+1. **generate**: ``generate.chunks`` chunks of labelled self-play positions
+   (:mod:`~lost_cities.improvement.labels`), ``labels/<i>/chunk-<k>.npz``; a chunk is
+   written whole with the games' carry, and a resume starts at the first missing one;
+2. **distill**: a student fitted to the pooled labels of the last ``student.window``
+   iterations (:mod:`~lost_cities.improvement.distill`), checkpointed after every epoch in
+   ``students/<i>`` (an ordinary checkpoint dir: ``evaluate agent=<run>/students/<i>``);
+3. **gate**: the student against the champion, a paired duplicate match on deals no
+   iteration trains on (bank v1 from ``gate.first``, fresh deals every iteration),
+   ``gates/<i>.json``; the rule promotes it when the margin's interval is above 0;
+4. **record**: the champion's anchors (the learning curve: the same deals every
+   iteration, against ``anchors.opponents`` and the first champion), one row in
+   ``iterations.jsonl`` and W&B, ``curve.png``, and ``state.json`` (the iteration done and
+   the champion), written last: a row past ``state.json`` is dropped on resume.
+
+Every random draw comes from ``seed`` and the iteration, so a resumed run makes the labels,
+students and decisions of an uninterrupted one.
+"""
+
+import functools
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import hydra
+import jax
+import numpy as np
+from flax import struct
+from hydra.core.hydra_config import HydraConfig
+from jax.tree_util import Partial
+from omegaconf import OmegaConf
+
+from lost_cities import models, parallel
+from lost_cities.checkpoints import Checkpoints, restore, steps
+from lost_cities.envs import make as make_env
+from lost_cities.evaluation import deal_bank, duplicate_evaluate
+from lost_cities.improvement import config as schema
+from lost_cities.improvement import dataset
+from lost_cities.improvement.distill import Distiller, init_params
+from lost_cities.improvement.labels import Labeller
+from lost_cities.improvement.report import plot_curve
+from lost_cities.models import network_policy
+from lost_cities.networks import current_targets
+from lost_cities.networks.critic.shared import SharedCritic
+from lost_cities.networks.nets import build_network
+from lost_cities.policies import ModelSpec, make_policy, parse
+from lost_cities.search.belief import load as load_belief
+from lost_cities.search.belief import world_sampler
+from lost_cities.search.config import load_preset
+from lost_cities.training.lock import hold
+from lost_cities.training.run_dir import remove_if_empty
+
+CONFIG_FILE = "config.yaml"
+STATE_FILE = "state.json"
+ROWS_FILE = "iterations.jsonl"
+# Overrides a resume may give: none changes what the iterations already done compute.
+RESUME_ALLOWED = ("resume", "iterations", "time_limit_minutes", "progress", "devices")
+# Search knobs the teacher cannot take: the loop's rollouts are the champion's (or a fixed
+# `rollout` policy's), valued at the round's end, in uniform or belief-dealt worlds.
+UNSUPPORTED_KNOBS = ("leaf", "opponent_rollout", "next_move", "proposer", "endgame", "depth")
+
+
+# The critic an exported model's network is built with (models.load_exported): it holds none.
+EXPORTED_CRITIC = {"_target_": "lost_cities.networks.critic.shared.SharedCritic", "gae_lambda": 0.0}
+
+
+@struct.dataclass
+class Weights:
+    """A champion's checkpoint: its parameters only."""
+
+    params: dict
+
+
+class TimeLimit(Exception):
+    """``time_limit_minutes`` passed: the run stops, resumable, between two steps."""
+
+
+def _write_json(path, value):
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(value, indent=1, sort_keys=True))
+    tmp.replace(path)
+
+
+def read_rows(run_dir):
+    path = Path(run_dir) / ROWS_FILE
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+class Loop:
+    """The run's parts, built once from its config; :meth:`iterate` runs one iteration."""
+
+    def __init__(self, cfg, run_dir, on_step=None):
+        self.cfg, self.run_dir, self.on_step = cfg, Path(run_dir), on_step
+        self.env = make_env(cfg.env.name)
+        self.teacher = _teacher_config(cfg.teacher)
+        self.key = jax.random.PRNGKey(cfg.seed)
+        self.clock = time.monotonic()
+        self.mesh = parallel.make_mesh(cfg.devices)
+
+    # ---- the champion --------------------------------------------------------------
+
+    def first_champion(self):
+        """The start model saved as ``champions/0000`` (the run does not read ``start`` again)."""
+        cfg, env = self.cfg, self.env
+        if cfg.start is None:
+            critic = hydra.utils.instantiate(cfg.critic)
+            network = build_network(cfg.network, critic)
+            params = init_params(env, network, critic, jax.random.fold_in(self.key, 0))
+            network_cfg = OmegaConf.to_container(cfg.network, resolve=True)
+            critic_cfg = OmegaConf.to_container(cfg.critic, resolve=True)
+        else:
+            agent = models.load(_start_spec(cfg.start).path, env)
+            params, network_cfg = agent.params, current_targets(agent.meta["network"])
+            critic_cfg = current_targets(
+                agent.meta["critic"] or EXPORTED_CRITIC
+            )  # an exported model has none
+        meta = {
+            "env": env.name,
+            "obs_version": env.obs_version,
+            "obs_dim": env.obs_dim,
+            "network": network_cfg,
+            "critic": critic_cfg,
+            "update": 0,
+        }
+        checkpoints = Checkpoints(self.run_dir / "champions" / "0000", max_to_keep=1)
+        checkpoints.save(0, Weights(params), meta)
+        checkpoints.close()
+        return "champions/0000"
+
+    def load(self, relative):
+        """The agent (JAX network and parameters) of a champion or student dir."""
+        return models.load_checkpoint(self.run_dir / relative, self.env)
+
+    # ---- phases ---------------------------------------------------------------------
+
+    def _step(self, phase, iteration, detail=None):
+        if self.on_step is not None:
+            self.on_step(phase, iteration, detail)
+        limit = self.cfg.time_limit_minutes
+        if limit is not None and time.monotonic() - self.clock > 60 * limit:
+            raise TimeLimit(f"stopped after {limit} minutes during {phase} of iteration {iteration}")
+
+    def generate(self, iteration, champion):
+        """The iteration's label chunks (those already on disk are kept); returns its labels count."""
+        cfg = self.cfg.generate
+        labeller = self._labeller(champion)
+        for k in range(cfg.chunks):
+            path = dataset.chunk_path(self.run_dir, iteration, k)
+            if path.exists():
+                continue
+            games = self._games_before(iteration, k, labeller)
+            games, labels = labeller.chunk(champion.params, games)
+            dataset.write_chunk(path, jax.device_get(labels), jax.device_get(games))
+            self._step("generate", iteration, k)
+        return cfg.chunks * cfg.games * cfg.plies
+
+    def _labeller(self, champion):
+        cfg = self.cfg
+        return _labeller(
+            self.env.name,
+            _network_key(champion),
+            self.teacher,
+            cfg.generate.games,
+            cfg.generate.plies,
+            cfg.teacher.temperature,
+            cfg.generate.play,
+        )
+
+    def _games_before(self, iteration, k, labeller):
+        """The games carry chunk ``k`` of ``iteration`` starts from: the previous chunk's."""
+        template = labeller.init(jax.random.fold_in(self.key, 1))
+        if (iteration, k) == (1, 0):
+            games = template
+        elif k > 0:
+            games = dataset.read_carry(dataset.chunk_path(self.run_dir, iteration, k - 1), template)
+        else:
+            last = dataset.chunk_path(self.run_dir, iteration - 1, self.cfg.generate.chunks - 1)
+            games = dataset.read_carry(last, template)
+        sharding = parallel.batch_sharding(self.mesh)
+        states = parallel.place(games.states, jax.tree.map(lambda _: sharding, games.states))
+        return games.replace(states=states)
+
+    def distill(self, iteration, champion):
+        """The student of ``iteration`` (resumed from its newest epoch checkpoint), and its scores."""
+        cfg = self.cfg.student
+        labels = dataset.pooled(self.run_dir, iteration, cfg.window, self.cfg.generate.chunks)
+        n = len(labels["label"])
+        keep = n - min(cfg.holdout, n // 2)  # the newest labels are the pool's last
+        train = {name: jax.numpy.asarray(value[:keep]) for name, value in labels.items()}
+        held = {name: jax.numpy.asarray(value[keep:]) for name, value in labels.items()}
+        distiller = _distiller(
+            _network_key(champion), cfg.targets, cfg.lr, cfg.epochs, cfg.minibatch_size, keep
+        )
+        key = jax.random.fold_in(jax.random.fold_in(self.key, 2), iteration)
+        directory = self.run_dir / "students" / f"{iteration:04d}"
+        start = champion.params if cfg.init == "champion" else None
+        if start is None:
+            critic = hydra.utils.instantiate(OmegaConf.create(current_targets(champion.meta["critic"])))
+            start = init_params(self.env, champion.network, critic, jax.random.fold_in(key, 0))
+        state = distiller.init(start, jax.random.fold_in(key, 1))
+        done = steps(directory / "checkpoints" / "latest")
+        if done:
+            state = restore(directory / "checkpoints" / "latest", state)[0]
+        meta = {k: champion.meta[k] for k in ("env", "obs_version", "obs_dim", "network", "critic")}
+        checkpoints = Checkpoints(directory, max_to_keep=1)
+        metrics = {}
+        while int(state.epoch) < cfg.epochs:
+            state, metrics = distiller.epoch(state, train)
+            epoch = int(state.epoch)
+            checkpoints.save(epoch, state, {**meta, "update": epoch, "train": _floats(metrics)})
+            self._step("distill", iteration, epoch)
+        checkpoints.close()
+        scores = {}
+        if len(held["label"]):
+            student = _floats(distiller.score(state.params, held))
+            scores = {
+                "student/accuracy": student["accuracy"],
+                "student/cross_entropy": student["cross_entropy"],
+                "champion/accuracy": float(np.mean(np.asarray(held["base"] == held["label"]))),
+            }
+        train_metrics = _floats(metrics) if metrics else _saved_train_metrics(directory)
+        newest = dataset.read_labels(dataset.chunk_paths(self.run_dir, iteration, self.cfg.generate.chunks))
+        return {
+            "labels/pooled": n,
+            "labels/held_out": n - keep,
+            "teacher/gain_points": float(newest["gain"].mean()),
+            "teacher/changed": float((newest["label"] != newest["base"]).mean()),
+            "student/train_accuracy": train_metrics.get("accuracy"),
+            "student/train_cross_entropy": train_metrics.get("cross_entropy"),
+            **scores,
+        }
+
+    def gate(self, iteration, student, champion, policy):
+        """The student against the champion on the iteration's gate deals (``gates/<i>.json``)."""
+        cfg = self.cfg.gate
+        path = self.run_dir / "gates" / f"{iteration:04d}.json"
+        if path.exists():
+            return json.loads(path.read_text())
+        first = cfg.first + (iteration - 1) * cfg.deals
+        results = self._match(Partial(policy, student.params), Partial(policy, champion.params), cfg, first)
+        results["deals_first"] = first
+        path.parent.mkdir(exist_ok=True)
+        _write_json(path, results)
+        self._step("gate", iteration)
+        return results
+
+    def _match(self, a, b, cfg, first):
+        deck_orders, coins = deal_bank(cfg.deals, first=first)
+        key = jax.random.fold_in(self.key, 4)
+        sharding = parallel.batch_sharding(self.mesh)
+        return duplicate_evaluate(self.env, a, b, deck_orders, coins, key, cfg.batch_size, sharding=sharding)
+
+    def anchors(self, champion, first_champion, policy):
+        """The champion against the anchors and the first champion, on the anchors' deals."""
+        cfg = self.cfg.anchors
+        me = Partial(policy, champion.params)
+        row = {}
+        opponents = {name: make_policy(name, self.env) for name in cfg.opponents}
+        if champion is not first_champion:
+            opponents["first"] = Partial(policy, first_champion.params)
+        for name, opponent in opponents.items():
+            results = self._match(me, opponent, cfg, cfg.first)
+            for metric in (
+                "win_rate",
+                "win_rate_lower",
+                "win_rate_upper",
+                "margin_mean",
+                "margin_lower",
+                "margin_upper",
+            ):
+                row[f"anchors/{name}/{metric}"] = results[metric]
+            row[f"anchors/{name}/max_steps_rate"] = results["max_steps_rate"]
+        return row
+
+
+def _network_key(agent):
+    return json.dumps(current_targets(agent.meta["network"]), sort_keys=True)
+
+
+def _network(network_key):
+    """The network of a champion's config; its critic does not matter: only the policy is used."""
+    return build_network(OmegaConf.create(json.loads(network_key)), SharedCritic(gae_lambda=0.0))
+
+
+@functools.lru_cache(maxsize=4)
+def _distiller(network_key, targets, lr, epochs, minibatch_size, n_labels):
+    """One distiller (one compiled epoch) per config and pool size."""
+    return Distiller(_network(network_key), targets, lr, epochs, minibatch_size, n_labels)
+
+
+@functools.lru_cache(maxsize=4)
+def _labeller(env_name, network_cfg, teacher, games, plies, temperature, play):
+    """One labeller (one compiled chunk) per config, shared by every champion of a run and
+    by runs of the same config in one process (a resumed run, the tests)."""
+    env = make_env(env_name)
+    network = _network(network_cfg)
+    deal = None if teacher.belief is None else world_sampler(load_belief(teacher.belief, env_name))
+    rollout = None if teacher.rollout is None else make_policy(teacher.rollout, env)
+    return Labeller(env, network, teacher, games, plies, temperature, play, deal, rollout)
+
+
+def _floats(metrics):
+    return {name: float(value) for name, value in jax.device_get(metrics).items()}
+
+
+def _saved_train_metrics(directory):
+    """The last epoch's training metrics, from its checkpoint's metadata (a resumed run)."""
+    meta_dir = directory / "checkpoints" / "latest"
+    step = steps(meta_dir)[0]
+    meta = json.loads((meta_dir / str(step) / "meta" / "metadata").read_text())
+    return meta.get("train", {})
+
+
+def _teacher_config(teacher):
+    knobs = OmegaConf.to_container(teacher.knobs, resolve=True)
+    cfg = load_preset(teacher.search, **knobs)
+    bad = [k for k in UNSUPPORTED_KNOBS if getattr(cfg, k) is not None]
+    if bad:
+        raise ValueError(
+            f"teacher.search={teacher.search!r} sets {bad}: the loop's teacher rolls out with the champion "
+            "(or a fixed `rollout` policy) to the round's end; choose a preset without them"
+        )
+    if cfg.candidates < 2:
+        raise ValueError(
+            f"teacher: candidates={cfg.candidates}: a search needs at least 2 candidates to label"
+        )
+    return cfg
+
+
+def _start_spec(start):
+    spec = parse(start)
+    if not isinstance(spec, ModelSpec):
+        raise ValueError(f"start={start!r}: a run dir, checkpoint or .onnx model (or null: a fresh network)")
+    return spec
+
+
+def _flat(node, prefix=""):
+    for key, value in node.items():
+        if isinstance(value, dict) and value:
+            yield from _flat(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", value
+
+
+def _conflicts(cfg, saved):
+    """The settings a resume would change that it may not (all but ``RESUME_ALLOWED``)."""
+    mine = dict(_flat(OmegaConf.to_container(cfg, resolve=True)))
+    theirs = dict(_flat(OmegaConf.to_container(saved, resolve=True)))
+    return sorted(
+        k
+        for k in set(mine) | set(theirs)
+        if k.split(".")[0] not in RESUME_ALLOWED and mine.get(k) != theirs.get(k)
+    )
+
+
+def prepare(cfg, run_dir):
+    """``(cfg, run_dir)``: a new run's checked dir with its config written, or the resumed
+    run's own dir and saved config (with the allowed overrides applied)."""
+    if cfg.resume is None:
+        OmegaConf.to_object(cfg)  # the schema's checks
+        _teacher_config(cfg.teacher)
+        if cfg.start is not None:
+            _start_spec(cfg.start)
+        run_dir = Path(run_dir).absolute()
+        files = [p.name for p in run_dir.iterdir() if p.name != ".lock"] if run_dir.exists() else []
+        if files:
+            raise FileExistsError(
+                f"{run_dir} already holds files ({', '.join(sorted(files)[:6])}); "
+                f"resume={run_dir} continues it"
+            )
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / CONFIG_FILE).write_text(OmegaConf.to_yaml(cfg, resolve=True))
+        return cfg, run_dir
+    run_dir = Path(cfg.resume).absolute()
+    if not (run_dir / CONFIG_FILE).exists():
+        raise FileNotFoundError(
+            f"resume={cfg.resume}: no {CONFIG_FILE} there; pass a run dir of lost_cities.improve"
+        )
+    saved = OmegaConf.load(run_dir / CONFIG_FILE)
+    conflicts = _conflicts(cfg, saved)
+    if conflicts:
+        raise ValueError(
+            f"resume={cfg.resume} continues the run with the config it started with; "
+            f"these differ: {conflicts}. "
+            f"Only {list(RESUME_ALLOWED[1:])} may change on resume"
+        )
+    for key in RESUME_ALLOWED:
+        saved[key] = cfg[key]
+    saved.resume = str(run_dir)
+    OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(schema.ImproveConfig), saved))
+    return saved, run_dir
+
+
+def improve(cfg, run_dir, on_step=None, logger=None):
+    """Run (or resume) the loop in ``run_dir`` until ``cfg.iterations`` are done; returns
+    the rows of ``iterations.jsonl``. ``on_step(phase, iteration, detail)`` is called after
+    each step is on disk (a chunk, an epoch, a gate, a record)."""
+    loop = Loop(cfg, run_dir, on_step)
+    run_dir = loop.run_dir
+    state_path = run_dir / STATE_FILE
+    if not state_path.exists():
+        champion = loop.first_champion()
+        _write_json(state_path, {"iteration": 0, "champion": champion, "champion_iteration": 0})
+    state = json.loads(state_path.read_text())
+    rows = [r for r in read_rows(run_dir) if r["iteration"] <= state["iteration"]]
+    (run_dir / ROWS_FILE).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    first = loop.load("champions/0000")
+    policy = network_policy(loop.env, first.network)
+    if not rows:
+        row = {
+            "iteration": 0,
+            "promoted": True,
+            "champion": state["champion"],
+            **loop.anchors(first, first, policy),
+        }
+        _append_row(run_dir, row, logger)
+        rows.append(row)
+    while state["iteration"] < cfg.iterations:
+        i = state["iteration"] + 1
+        champion = loop.load(state["champion"])
+        times, clock = {}, time.perf_counter()
+        labels = loop.generate(i, champion)
+        times["time/generate"], clock = time.perf_counter() - clock, time.perf_counter()
+        distilled = loop.distill(i, champion)
+        times["time/distill"], clock = time.perf_counter() - clock, time.perf_counter()
+        student_dir = f"students/{i:04d}"
+        student = loop.load(student_dir)
+        gate = loop.gate(i, student, champion, policy)
+        times["time/gate"], clock = time.perf_counter() - clock, time.perf_counter()
+        promoted = _promotes(gate, cfg.gate.rule)
+        if promoted:
+            state = {"iteration": i, "champion": student_dir, "champion_iteration": i}
+            anchors = loop.anchors(student, first, policy)
+        else:
+            state = {**state, "iteration": i}
+            anchors = {k: v for k, v in rows[-1].items() if k.startswith("anchors/")}
+        times["time/anchors"] = time.perf_counter() - clock
+        row = {
+            "iteration": i,
+            "labels/made": labels,
+            **distilled,
+            **{f"gate/{m}": gate[m] for m in _GATE_METRICS},
+            "promoted": promoted,
+            "champion": state["champion"],
+            **anchors,
+            **times,
+            "time/iteration": sum(times.values()),
+        }
+        row["labels/per_second"] = labels / times["time/generate"] if times["time/generate"] > 0 else None
+        _append_row(run_dir, row, logger)
+        rows.append(row)
+        plot_curve(rows, run_dir / "curve.png")
+        _write_json(state_path, state)
+        loop._step("record", i)
+    return rows
+
+
+_GATE_METRICS = (
+    "win_rate",
+    "win_rate_lower",
+    "win_rate_upper",
+    "margin_mean",
+    "margin_lower",
+    "margin_upper",
+    "deals",
+)
+
+
+def _promotes(gate, rule):
+    if rule == "margin":
+        return gate["margin_lower"] is not None and gate["margin_lower"] > 0
+    return gate["win_rate_lower"] > 0.5
+
+
+def _append_row(run_dir, row, logger):
+    with (Path(run_dir) / ROWS_FILE).open("a") as f:
+        f.write(json.dumps(row) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    if logger is not None:
+        logger.log(
+            {k: v for k, v in row.items() if isinstance(v, int | float) and not isinstance(v, bool)},
+            row["iteration"],
+        )
+
+
+def _printer(cfg):
+    """A line on stderr per step: a loop runs for hours, mostly unattended."""
+    clock = time.monotonic()
+    totals = {"generate": cfg.generate.chunks, "distill": cfg.student.epochs}
+
+    def on_step(phase, iteration, detail):
+        step = "" if detail is None else f" {detail + (phase == 'generate')}/{totals[phase]}"
+        minutes = (time.monotonic() - clock) / 60
+        print(
+            f"[{minutes:7.1f} min] iteration {iteration}/{cfg.iterations} {phase}{step}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    return on_step
+
+
+def run(cfg):
+    """The CLI's entry: prepare the run dir (under its lock), run the loop, report."""
+    run_dir = Path(HydraConfig.get().runtime.output_dir)
+    target = Path(cfg.resume).absolute() if cfg.resume is not None else run_dir
+    try:
+        with hold(target):
+            cfg, target = prepare(cfg, target)
+            logger = hydra.utils.instantiate(cfg.logger)
+            wandb_id = target / "wandb_id.txt"
+            if not wandb_id.exists():
+                wandb_id.write_text(os.urandom(6).hex())
+            logger.start(
+                target,
+                OmegaConf.to_container(cfg, resolve=True),
+                cfg.experiment_name,
+                target.name,
+                wandb_id.read_text(),
+            )
+            try:
+                rows = improve(cfg, target, on_step=_printer(cfg) if cfg.progress else None, logger=logger)
+            except TimeLimit as stop:
+                print(f"{stop}; continue with resume={target}", file=sys.stderr)
+                return None
+            finally:
+                logger.finish()
+    finally:
+        remove_if_empty(run_dir)  # a refused start, or Hydra's own dir of a resume
+    last = rows[-1]
+    print(f"{target}: {last['iteration']} iterations, champion {last['champion']}")
+    return rows

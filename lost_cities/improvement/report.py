@@ -1,0 +1,36 @@
+"""The loop's learning curve: the champion's strength after every iteration (``curve.png``)."""
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; no display on servers
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def _series(rows, name, metric):
+    points = [(r["iteration"], r.get(f"anchors/{name}/{metric}")) for r in rows]
+    return [p for p in points if p[1] is not None]
+
+
+def plot_curve(rows, path):
+    """Each anchor's win rate and the margin against the first champion, with their
+    intervals, by iteration; promotions are marked on the x axis."""
+    names = sorted({k.split("/")[1] for r in rows for k in r if k.startswith("anchors/")})
+    fig, axes = plt.subplots(1, max(len(names), 1), figsize=(4.5 * max(len(names), 1), 3.5), squeeze=False)
+    for ax, name in zip(axes[0], names, strict=False):
+        metric = "margin" if name == "first" else "win_rate"
+        mean = _series(rows, name, "margin_mean" if name == "first" else "win_rate")
+        low = dict(_series(rows, name, f"{metric}_lower"))
+        high = dict(_series(rows, name, f"{metric}_upper"))
+        xs = [x for x, _ in mean]
+        ys = [y for _, y in mean]
+        errors = [[y - low.get(x, y) for x, y in mean], [high.get(x, y) - y for x, y in mean]]
+        ax.errorbar(xs, ys, yerr=errors, marker="o", capsize=3)
+        promoted = [r["iteration"] for r in rows if r.get("promoted") and r["iteration"] > 0]
+        ax.plot(promoted, [ax.get_ylim()[0]] * len(promoted), "^", color="tab:green", label="promoted")
+        ax.set_title("margin vs the first champion" if name == "first" else f"win rate vs {name}")
+        ax.set_xlabel("iteration")
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

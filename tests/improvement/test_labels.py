@@ -1,0 +1,108 @@
+"""The search's labels (lost_cities/improvement/labels.py) and the student fitted to them
+(distill.py), on a tiny network in one round."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from omegaconf import OmegaConf
+
+from lost_cities.envs import make as make_env
+from lost_cities.improvement.distill import Distiller, full_target, init_params
+from lost_cities.improvement.labels import Labeller
+from lost_cities.networks.critic.shared import SharedCritic
+from lost_cities.networks.nets import build_network
+from lost_cities.search.config import load_preset
+
+GAMES, PLIES = 4, 6
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    env = make_env("single_round")
+    critic = SharedCritic(gae_lambda=0.0)
+    cfg = OmegaConf.create(
+        {"_target_": "lost_cities.networks.nets.ActorCritic", "hidden": [16], "activation": "relu"}
+    )
+    network = build_network(cfg, critic)
+    params = init_params(env, network, critic, jax.random.PRNGKey(3))
+    return env, network, params
+
+
+def label(tiny, temperature=2.0, play="sample", **knobs):
+    env, network, params = tiny
+    search = load_preset("fast", worlds=4, candidates=3, **knobs)
+    labeller = Labeller(env, network, search, GAMES, PLIES, temperature, play)
+    games = labeller.init(jax.random.PRNGKey(0))
+    return labeller, games, jax.device_get(labeller.chunk(params, games))
+
+
+@pytest.fixture(scope="module")
+def labelled(tiny):
+    """The loop's teacher settings (prior 2 per nat, temperature 2): one compile for the module."""
+    return label(tiny, prior_points=2.0)
+
+
+def test_labels_are_the_search_over_the_champions_candidates(tiny, labelled):
+    env, network, params = tiny
+    _, _, (_, labels) = labelled
+    n = GAMES * PLIES
+    assert labels["obs"].shape == (n, env.obs_dim) and labels["target"].shape == (n, 3)
+    np.testing.assert_allclose(labels["target"].sum(axis=1), 1.0, rtol=1e-5)
+    rows = np.arange(n)
+    assert labels["mask"][rows, labels["label"]].all()  # the search's move is legal
+    assert labels["mask"][rows[:, None], labels["actions"]][labels["target"] > 0].all()  # so is every target
+    # the first candidate is the champion's greedy move at the stored observation
+    logits = np.asarray(network.apply(params, jnp.asarray(labels["obs"]), method="logits"))
+    greedy = np.where(labels["mask"], logits, -np.inf).argmax(axis=1)
+    np.testing.assert_array_equal(labels["base"], greedy)
+    np.testing.assert_array_equal(labels["actions"][:, 0], labels["base"])
+    # the teacher's gain is that of its move over the champion's: none where it keeps it
+    kept = labels["label"] == labels["base"]
+    assert (labels["gain"][kept] == 0).all()
+    assert (labels["gain"][~kept] > 0).all()  # it leaves the champion only for a gain (gate_points >= 0)
+
+
+def test_a_colder_target_concentrates_on_the_best_candidate(tiny, labelled):
+    _, _, (_, warm) = labelled
+    _, _, (_, cold) = label(tiny, temperature=1e-3, prior_points=2.0)
+    assert cold["target"].max(axis=1).mean() > 0.99
+    assert warm["target"].max(axis=1).mean() < 0.99
+
+
+def test_chunks_continue_the_same_games(tiny, labelled):
+    labeller, games, (after, first) = labelled
+    env, _, params = tiny
+    _, second = jax.device_get(labeller.chunk(params, after))
+    assert not np.array_equal(first["obs"], second["obs"])
+    again = jax.device_get(labeller.chunk(params, games)[1])  # the same carry gives the same labels
+    for name in first:
+        np.testing.assert_array_equal(first[name], again[name])
+
+
+def test_full_target_spreads_soft_targets_and_one_hots_the_label():
+    actions = jnp.array([[5, 9, 2]])
+    target = jnp.array([[0.5, 0.3, 0.2]])
+    soft = full_target(actions, target, jnp.array([9]), "soft")
+    assert soft.shape == (1, 96) and float(soft[0, 5]) == 0.5 and float(soft[0, 2]) == pytest.approx(0.2)
+    assert float(soft.sum()) == pytest.approx(1.0)
+    hard = full_target(actions, target, jnp.array([9]), "hard")
+    assert float(hard[0, 9]) == 1.0 and float(hard.sum()) == 1.0
+
+
+@pytest.mark.parametrize("targets", ["soft", "hard"])
+def test_the_student_learns_the_labels(tiny, labelled, targets):
+    env, network, params = tiny
+    _, _, (_, labels) = labelled
+    labels = jax.tree.map(jnp.asarray, labels)
+    distiller = Distiller(network, targets, 3e-2, 30, 8, GAMES * PLIES)
+    state = distiller.init(
+        init_params(env, network, SharedCritic(gae_lambda=0.0), jax.random.PRNGKey(9)), jax.random.PRNGKey(1)
+    )
+    before = distiller.score(state.params, labels)
+    for _ in range(30):
+        state, _ = distiller.epoch(state, labels)
+    after = distiller.score(state.params, labels)
+    assert float(after["cross_entropy"]) < float(before["cross_entropy"]) - 0.5
+    assert float(after["accuracy"]) > float(before["accuracy"])
+    assert int(state.epoch) == 30

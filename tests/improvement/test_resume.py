@@ -1,0 +1,151 @@
+"""The loop resumes bit-exactly after a stop in each phase: a run stopped right after a step
+of generation, distillation, the gate or the record, then resumed, leaves the same labels,
+students, champions and rows as a run never stopped.
+
+A stop is a real ``kill -9`` of a separate process (all runs share one persistent
+compilation cache), or, to keep the default test run short, for all phases but one an
+exception raised in-process at the same step: the loop writes every step's files
+atomically before the step is reported, and runs no cleanup, so both leave the same files.
+``--full`` kills a process in every phase."""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jax
+import jax.flatten_util
+import numpy as np
+import pytest
+from tiny_loop import rows_without_times, tiny_cfg
+
+from lost_cities import models
+from lost_cities.checkpoints import restore_params
+from lost_cities.envs import make as make_env
+from lost_cities.improvement.loop import improve, prepare, read_rows
+from lost_cities.policies import make_policy
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory):
+    path = tmp_path_factory.mktemp("jax_cache")
+    before = (jax.config.jax_compilation_cache_dir, jax.config.jax_persistent_cache_min_compile_time_secs)
+    jax.config.update("jax_compilation_cache_dir", str(path))
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+    yield path
+    jax.config.update("jax_compilation_cache_dir", before[0])
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", before[1])
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory, cache_dir):
+    """The tiny loop run to its end without a stop."""
+    cfg, run_dir = prepare(tiny_cfg(), tmp_path_factory.mktemp("reference") / "run")
+    improve(cfg, run_dir)
+    return run_dir
+
+
+def label_digests(run_dir):
+    """Every label file's arrays -> sha256 (the files' bytes hold no timestamps, but compare the arrays)."""
+    digests = {}
+    for path in sorted(Path(run_dir, "labels").rglob("*.npz")):
+        with np.load(path) as data:
+            for name in data.files:
+                key = f"{path.relative_to(run_dir)}:{name}"
+                digests[key] = hashlib.sha256(np.ascontiguousarray(data[name]).tobytes()).hexdigest()
+    return digests
+
+
+def params_of(run_dir, relative):
+    params, _ = restore_params(Path(run_dir) / relative / "checkpoints" / "latest")
+    return np.asarray(jax.flatten_util.ravel_pytree(params)[0])
+
+
+class Stop(Exception):
+    pass
+
+
+def kill_process(run_dir, cache_dir, phase, iteration, detail):
+    env = {
+        **os.environ,
+        "JAX_COMPILATION_CACHE_DIR": str(cache_dir),
+        "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+    }
+    args = [str(run_dir), phase, str(iteration)] + ([] if detail is None else [str(detail)])
+    killed = subprocess.run(
+        [sys.executable, str(HERE / "tiny_loop.py"), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert killed.returncode == -9, killed.stderr[-3000:]  # it died by SIGKILL at that step, not otherwise
+
+
+def stop_in_process(run_dir, phase, iteration, detail):
+    def on_step(*step):
+        if step == (phase, iteration, detail):
+            raise Stop
+
+    cfg, run_dir = prepare(tiny_cfg(), run_dir)
+    with pytest.raises(Stop):
+        improve(cfg, run_dir, on_step=on_step)
+
+
+STEPS = [("generate", 1, 0), ("distill", 1, 1), ("gate", 1, None), ("record", 1, None), ("generate", 2, 0)]
+
+
+@pytest.mark.parametrize("phase, iteration, detail", STEPS)
+def test_a_run_stopped_in_any_phase_resumes_to_the_same_result(
+    tmp_path, reference, cache_dir, full, phase, iteration, detail
+):
+    run_dir = tmp_path / "run"
+    if full or (phase, iteration, detail) == STEPS[0]:
+        kill_process(run_dir, cache_dir, phase, iteration, detail)
+    else:
+        stop_in_process(run_dir, phase, iteration, detail)
+    state_before = (run_dir / "state.json").read_text()
+    cfg, run_dir = prepare(tiny_cfg(["resume=" + str(run_dir)]), run_dir)
+    improve(cfg, run_dir)
+    assert state_before != (run_dir / "state.json").read_text()  # the resume did the rest
+    assert rows_without_times(read_rows(run_dir)) == rows_without_times(read_rows(reference))
+    assert label_digests(run_dir) == label_digests(reference)
+    for relative in ("champions/0000", "students/0001", "students/0002"):
+        np.testing.assert_array_equal(params_of(run_dir, relative), params_of(reference, relative))
+    assert (run_dir / "state.json").read_text() == (reference / "state.json").read_text()
+
+
+def test_the_rows_follow_the_promotion_rule_and_name_the_champion(reference):
+    rows = read_rows(reference)
+    assert [r["iteration"] for r in rows] == [0, 1, 2]
+    champion = "champions/0000"
+    for row in rows[1:]:
+        assert row["promoted"] == (row["gate/margin_lower"] > 0)  # gate.rule=margin
+        champion = f"students/{row['iteration']:04d}" if row["promoted"] else champion
+        assert row["champion"] == champion
+        assert row["labels/made"] == 2 * 4 * 4 and row["gate/deals"] == 4
+        assert 0 <= row["student/accuracy"] <= 1 and row["time/iteration"] > 0
+    state = json.loads((reference / "state.json").read_text())
+    assert state == {"iteration": 2, "champion": champion, "champion_iteration": int(champion[-4:])}
+    assert (reference / "curve.png").stat().st_size > 0
+
+
+def test_students_and_champions_are_agents_every_command_takes(reference):
+    env = make_env("single_round")
+    policy = make_policy(str(reference / "students" / "0002"), env)
+    state = env.init(jax.random.PRNGKey(0))
+    assert bool(env.legal_mask(state)[int(policy(state, jax.random.PRNGKey(1)))])
+    assert models.load(reference / "champions" / "0000").meta["env"] == "single_round"
+
+
+def test_a_resume_refuses_a_changed_setting_and_a_dir_that_is_no_run(reference, tmp_path):
+    with pytest.raises(ValueError, match=r"student\.lr"):
+        prepare(tiny_cfg([f"resume={reference}", "student.lr=0.5"]), reference)
+    with pytest.raises(FileNotFoundError, match="no config.yaml"):
+        prepare(tiny_cfg([f"resume={tmp_path}"]), tmp_path)
+    cfg, _ = prepare(tiny_cfg([f"resume={reference}", "iterations=3"]), reference)  # going on is allowed
+    assert cfg.iterations == 3 and cfg.student.lr == tiny_cfg().student.lr
