@@ -15,6 +15,7 @@ the web client imports instead of keeping its own copies of the numbers:
 | ``features``   | ``lost_cities.networks.features``      | af1's placement and draw columns (name,      |
 |                |                                        | offset, size), the expert's style it scores  |
 |                |                                        | by (``lost_cities.bots``)                    |
+| ``bots``       | ``lost_cities.bots.heuristic``         | the styles of the other bots the page plays  |
 | ``search``     | ``conf/search/belief.yaml``            | the page's search preset, every knob          |
 |                | (``load_preset("belief")``)            |                                              |
 
@@ -85,16 +86,25 @@ def _observations():
 def _expert():
     """``heuristic_expert``'s scoring as af1 reads it (lost_cities/bots/expert.py, heuristic.py)."""
     return {
-        "style": {
-            name: value if isinstance(value, bool) else float(value)
-            for name, value in dataclasses.asdict(expert_bot.EXPERT).items()
-        },
+        "style": _style(expert_bot.EXPERT),
         "expedition_cost": heuristic.EXPEDITION_COST,
         "gift_to_empty_expedition": heuristic.GIFT_TO_EMPTY_EXPEDITION,
         "handshake_worth": heuristic.HANDSHAKE_WORTH,
         "turns_for_full_hand": expert_bot.TURNS_FOR_FULL_HAND,
         "lead_shift_per_round": [_float(x) for x in np.asarray(expert_bot.LEAD_SHIFT_PER_ROUND)],
     }
+
+
+def _style(style):
+    return {
+        name: value if isinstance(value, bool) else float(value)
+        for name, value in dataclasses.asdict(style).items()
+    }
+
+
+def _bots():
+    """The scripted bots the page plays besides the expert (web/src/bots.ts): their styles."""
+    return {"heuristic_cautious": {"style": _style(heuristic.CAUTIOUS)}}
 
 
 def _features():
@@ -165,6 +175,7 @@ def contract():
         "match": {"n_rounds": match.N_ROUNDS},
         "observations": _observations(),
         "features": _features(),
+        "bots": _bots(),
         "search": _search(),
     }
 
