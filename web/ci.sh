@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Web client CI: unit tests (the generated Python contract, the TypeScript engine, af1 action
-# features, the search's belief and the search's decisions vs the Python parity fixtures, agent
-# index, record, hints), the static build, and the
-# end-to-end matches (1280x720, 390x844, one against a test-only af1 model, one against the
-# shipped search agent) in
+# features, the scripted bots, the search's belief, the search's decisions and the match review vs
+# the Python parity fixtures, agent index, ladder and ratings, record), the static build, and the
+# end-to-end matches (the first screen at 1280x720 and 390x844; the ladder's lowest level, the
+# club-level bot on a phone, a test-only af1 model, the highest level, the search, and its match's
+# review in the Web Worker) in
 # headless Chromium checked by `python -m lost_cities.replay`. Writes only git-ignored paths
 # (node_modules/, dist/, test-results/): a run leaves `git status` as it found it.
 # Needs node >= 20 and the lost_cities package installed (pip install -e .); tools/ writes the fixtures.

@@ -62,19 +62,33 @@ const LAST_ROUND = AF1.last_round;
 const EXPERT_FLOOR = AF1.expert_floor;
 const EXPERT_SCALE = f(AF1.expert_scale);
 
+/** A style of heuristic.py's scoring (its `Style`), in float32 as Python holds it. */
+export interface Style {
+  openThreshold: number;
+  handshakeThreshold: number;
+  unseenShare: number;
+  playBonus: number;
+  keepFloor: number;
+  dangerWeight: number;
+  pileDrawCost: number;
+  extendDrawsOnly: boolean;
+}
+
+type ContractStyle = typeof AF1.expert.style;
+const styleOf = (style: ContractStyle): Style => ({
+  openThreshold: f(style.open_threshold),
+  handshakeThreshold: f(style.handshake_threshold),
+  unseenShare: f(style.unseen_share),
+  playBonus: f(style.play_bonus),
+  keepFloor: f(style.keep_floor),
+  dangerWeight: f(style.danger_weight),
+  pileDrawCost: f(style.pile_draw_cost),
+  extendDrawsOnly: style.extend_draws_only,
+});
 // The expert's style (bots/expert.py EXPERT: bots/heuristic.py BALANCED with its overrides), from the contract.
-const STYLE = AF1.expert.style;
-const EXPERT = {
-  openThreshold: f(STYLE.open_threshold),
-  handshakeThreshold: f(STYLE.handshake_threshold),
-  unseenShare: f(STYLE.unseen_share),
-  playBonus: f(STYLE.play_bonus),
-  keepFloor: f(STYLE.keep_floor),
-  dangerWeight: f(STYLE.danger_weight),
-  pileDrawCost: f(STYLE.pile_draw_cost),
-};
-// This port scores pile draws as the expert does: only those that extend an expedition.
-if (!STYLE.extend_draws_only) throw new Error('af1: the contract\'s expert rates every pile draw; this client computes extend_draws_only');
+const EXPERT = styleOf(AF1.expert.style);
+/** heuristic_cautious's style (bots/heuristic.py CAUTIOUS), from the contract. */
+export const CAUTIOUS = styleOf(CONTRACT.bots.heuristic_cautious.style);
 const EXPEDITION_COST = AF1.expert.expedition_cost;
 const GIFT_TO_EMPTY_EXPEDITION = f(AF1.expert.gift_to_empty_expedition);
 const HANDSHAKE_WORTH = AF1.expert.handshake_worth;
@@ -188,9 +202,8 @@ export function expertValues(view: ViewState, roundIdx: number, lead: number): F
   return actionValues(view, openShift, handWeight);
 }
 
-/** heuristic.py `action_values` with the EXPERT style, for seat 0 of the view. */
-export function actionValues(view: ViewState, openShift: number, handWeight: number): Float32Array {
-  const s = EXPERT;
+/** heuristic.py `action_values` with a style (the expert's unless given), for seat 0 of the view. */
+export function actionValues(view: ViewState, openShift: number, handWeight: number, s: Style = EXPERT): Float32Array {
   const hand = view.hand;
   const colour = hand.map((card) => Math.floor(card / N_SLOTS));
   const slot = hand.map((card) => card % N_SLOTS);
@@ -272,7 +285,7 @@ export function actionValues(view: ViewState, openShift: number, handWeight: num
     return f(-keep[i] - f(s.dangerWeight * danger));
   });
 
-  // Pile draws (heuristic.py `_pile_draw_values`, extend_draws_only), after each placement.
+  // Pile draws (heuristic.py `_pile_draw_values`; with extend_draws_only, only those that extend an expedition), after each placement.
   const values = new Float32Array(N_ACTIONS);
   for (const i of H) {
     for (let p = 0; p < N_PLACE_TYPES; p++) {
@@ -296,7 +309,7 @@ export function actionValues(view: ViewState, openShift: number, handWeight: num
           (j) => j !== i && colour[j] === c && isNumber[j] && slot[j] > afterTop && slot[j] < topSlot,
         );
         const extends_ = pileLive && topIsNumber && afterStarted && !blocked;
-        if (!extends_) draw = -Infinity;
+        if (s.extendDrawsOnly && !extends_) draw = -Infinity;
         values[actionId(i, p, c + 1)] = f(placement + draw);
       }
     }

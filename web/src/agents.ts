@@ -9,6 +9,7 @@
  * URLs relative to the index. The name and the measured strength come from the manifest
  * (`python -m lost_cities.export` writes it): `name`, and `strength` or else `gates`.
  */
+import { type BotName, isBotName } from './bots';
 import { type Manifest, inputsFor } from './policyContract';
 import { BELIEF_PRESET, type SearchKnobs } from './search';
 
@@ -27,11 +28,30 @@ export interface SearchEntry {
   strength: unknown;
 }
 
+/** An entry's `level`: its place on the ladder a player chooses from, in a player's words.
+ * `rated_as` names the player in the ratings table (ratings.json) whose rating it shows. */
+export interface LevelEntry {
+  name: string;
+  about: string;
+  ratedAs: string;
+}
+
 export interface AgentEntry {
   id: string;
   modelUrl: string;
   manifestUrl: string;
   search?: SearchEntry;
+  /** A scripted bot (bots.ts) makes the moves; the net (model) gives the player's hints only. */
+  bot?: BotName;
+  level?: LevelEntry;
+}
+
+function parseLevel(raw: unknown, at: string): LevelEntry {
+  const level = raw as { name?: unknown; about?: unknown; rated_as?: unknown };
+  for (const key of ['name', 'about', 'rated_as'] as const) {
+    if (typeof level?.[key] !== 'string' || (level[key] as string).trim() === '') throw new Error(`${at}: "level.${key}" must be a non-empty string`);
+  }
+  return { name: level.name as string, about: level.about as string, ratedAs: level.rated_as as string };
 }
 
 function parseSearch(raw: unknown, at: string, indexUrl: string): SearchEntry {
@@ -96,7 +116,7 @@ export function parseAgentIndex(json: unknown, indexUrl: string): AgentIndex {
   if (!Array.isArray(index.agents) || index.agents.length === 0) throw new Error(`${where} lists no agents`);
   const seen = new Set<string>();
   const entries = index.agents.map((raw: unknown, i: number): AgentEntry => {
-    const entry = raw as { id?: unknown; model?: unknown; manifest?: unknown; search?: unknown };
+    const entry = raw as { id?: unknown; model?: unknown; manifest?: unknown; search?: unknown; bot?: unknown; level?: unknown };
     const at = `${where}, agent ${i + 1}`;
     if (typeof entry?.id !== 'string' || !ID_PATTERN.test(entry.id)) {
       throw new Error(`${at}: "id" must be a short name of letters, digits, '.', '_' or '-' (got ${JSON.stringify(entry?.id)})`);
@@ -112,6 +132,12 @@ export function parseAgentIndex(json: unknown, indexUrl: string): AgentIndex {
       manifestUrl: new URL(entry.manifest as string, indexUrl).href,
     };
     if (entry.search !== undefined) parsed.search = parseSearch(entry.search, `${at} ("${entry.id}")`, indexUrl);
+    if (entry.bot !== undefined) {
+      if (!isBotName(entry.bot)) throw new Error(`${at} ("${entry.id}"): "bot" ${JSON.stringify(entry.bot)} is not a bot this page plays`);
+      if (parsed.search) throw new Error(`${at} ("${entry.id}"): an entry moves by "bot" or by "search", not both`);
+      parsed.bot = entry.bot;
+    }
+    if (entry.level !== undefined) parsed.level = parseLevel(entry.level, `${at} ("${entry.id}")`);
     return parsed;
   });
   const defaultId = index.default === undefined ? entries[0].id : index.default;
@@ -178,6 +204,7 @@ export function describeAgent(entry: AgentEntry, manifest: Manifest | null, load
     problem = error instanceof Error ? error.message : String(error);
   }
   const name = typeof manifest.name === 'string' && manifest.name.trim() ? manifest.name : entry.id;
+  if (entry.bot) return { ...entry, name: `${entry.bot} (scripted; hints by ${name})`, manifest, strength: null, problem };
   if (!entry.search) return { ...entry, name, manifest, strength: strengthOf(manifest), problem };
   const { worlds, candidates } = entry.search.knobs;
   const how = `search, ${worlds} worlds × ${candidates} moves${entry.search.beliefUrl ? ', learned belief' : ''}`;

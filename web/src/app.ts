@@ -12,6 +12,9 @@ import { type PerSeat, type RoundState, boardScore, isLegal } from './engine';
 import { type GameRecord, LOG_FORMAT, LOG_VERSION, downloadJsonl, loadGames, saveGames } from './gameLog';
 import { type MatchState, matchResetFrom, matchStep } from './match';
 import { type Decision, type Policy, loadPolicy } from './policy';
+import { type Ratings, loadRatings } from './ratings';
+import { type DecisionReview, REVIEW_KNOBS, replayPositions } from './review';
+import type { ReviewRequest } from './reviewWorker';
 import { render } from './view';
 
 export interface RoundSummary {
@@ -44,6 +47,20 @@ export interface Hint {
 
 const OPPONENT_KEY = 'lost-cities-opponent';
 
+/** A match under review: the player's decisions as the worker reviews them, and the decision on screen. */
+export interface ReviewState {
+  gameIndex: number; // into the stored games
+  game: GameRecord;
+  humanSeat: number;
+  positions: MatchState[]; // before each ply
+  decisions: DecisionReview[]; // in ply order, as the worker posts them
+  total: number | null; // the player's decisions in the match
+  step: number; // index into `decisions` of the decision on screen
+  startedAt: number;
+  seconds: number | null; // the whole review's time, once done
+  error: string | null;
+}
+
 export class App {
   deal!: Deal;
   ms!: MatchState;
@@ -71,6 +88,12 @@ export class App {
   hintPending: MatchState | null = null;
   hintSeenAt: MatchState | null = null; // the position at which a hint was last on screen
   hintedPlies: number[] = [];
+  ratings: Ratings | null = null;
+  ratingsProblem: string | null = null;
+  review: ReviewState | null = null;
+  reviewWorker: Worker | null = null;
+  /** Per handled click or tap: ms from the input event to the end of its handling (e2e reads it). */
+  inputLatencies: number[] = [];
 
   constructor(
     readonly root: HTMLElement,
@@ -87,7 +110,7 @@ export class App {
 
   get humansTurn(): boolean {
     return (
-      this.policy !== null && !!this.ms && !this.ms.done && this.overlay === null && !this.choosing && this.ms.round.toMove === this.humanSeat && !this.thinking
+      this.policy !== null && !!this.ms && !this.ms.done && this.overlay === null && !this.choosing && !this.review && this.ms.round.toMove === this.humanSeat && !this.thinking
     );
   }
 
@@ -115,6 +138,105 @@ export class App {
       this.fail(error);
       return;
     }
+    try {
+      this.ratings = await loadRatings(this.settings.baseUrl);
+    } catch (error) {
+      this.ratingsProblem = error instanceof Error ? error.message : String(error); // the levels show no rating
+    }
+    this.update();
+  }
+
+  /** The agent whose search reviews matches: the index's search entry (the strongest player). */
+  get reviewer(): Agent | undefined {
+    return this.agents.find((agent) => agent.search && !agent.problem);
+  }
+
+  /** Review stored match `gameIndex` (default: the last) in a Web Worker; the page stays responsive meanwhile. */
+  async startReview(gameIndex = this.games.length - 1): Promise<void> {
+    const game = this.games[gameIndex];
+    const reviewer = this.reviewer;
+    if (!game || !reviewer?.manifest || !reviewer.search) return;
+    this.stopReview();
+    const humanSeat = game.seats.indexOf('human');
+    let positions: MatchState[];
+    try {
+      positions = replayPositions(game);
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    this.review = { gameIndex, game, humanSeat, positions, decisions: [], total: null, step: 0, startedAt: performance.now(), seconds: null, error: null };
+    this.overlay = this.overlay === 'match' ? null : this.overlay;
+    this.choosing = false;
+    this.update();
+    const { beliefUrl, beliefManifestUrl } = reviewer.search;
+    let beliefManifest = null;
+    if (beliefUrl && beliefManifestUrl) {
+      const response = await fetch(beliefManifestUrl);
+      if (response.ok) beliefManifest = await response.json();
+    }
+    const worker = new Worker(new URL('./reviewWorker.ts', import.meta.url), { type: 'module' });
+    this.reviewWorker = worker;
+    const review = this.review;
+    worker.onmessage = (event) => {
+      if (this.review !== review) return;
+      const message = event.data;
+      if (message.type === 'started') review.total = message.total;
+      else if (message.type === 'decision') review.decisions.push(message.review);
+      else if (message.type === 'done') {
+        review.seconds = (performance.now() - review.startedAt) / 1000;
+        worker.terminate();
+        if (this.reviewWorker === worker) this.reviewWorker = null;
+      } else if (message.type === 'error') {
+        review.error = message.message;
+        worker.terminate();
+      }
+      this.update();
+    };
+    worker.onerror = (event) => {
+      review.error = event.message || 'the review worker failed';
+      this.update();
+    };
+    const request: ReviewRequest = {
+      game: { deck_orders: game.deck_orders, coins: game.coins, actions: game.actions },
+      seat: humanSeat,
+      modelUrl: reviewer.modelUrl,
+      manifest: reviewer.manifest,
+      beliefUrl: beliefManifest ? beliefUrl : null,
+      beliefManifest,
+      knobs: REVIEW_KNOBS,
+      seed: gameIndex + 1,
+    };
+    worker.postMessage(request);
+  }
+
+  /** Stop a running review's worker (its decisions so far stay on screen). */
+  stopReview(): void {
+    this.reviewWorker?.terminate();
+    this.reviewWorker = null;
+  }
+
+  closeReview(): void {
+    this.stopReview();
+    this.review = null;
+    if (!this.ms || this.ms.done) this.choosing = true;
+    this.update();
+    this.maybeAgentTurn();
+  }
+
+  /** Step the review to another of the player's decisions (by offset, or to the one at `ply`). */
+  reviewStep(delta: number): void {
+    const review = this.review;
+    if (!review || review.decisions.length === 0) return;
+    review.step = Math.max(0, Math.min(review.decisions.length - 1, review.step + delta));
+    this.update();
+  }
+
+  reviewGoto(ply: number): void {
+    const review = this.review;
+    const index = review?.decisions.findIndex((d) => d.ply === ply) ?? -1;
+    if (!review || index < 0) return;
+    review.step = index;
     this.update();
   }
 
@@ -255,7 +377,7 @@ export class App {
   }
 
   async maybeAgentTurn(): Promise<void> {
-    if (!this.policy || !this.ms || this.ms.done || this.overlay !== null || this.choosing || this.ms.round.toMove !== this.agentSeat || this.thinking) {
+    if (!this.policy || !this.ms || this.ms.done || this.overlay !== null || this.choosing || this.review || this.ms.round.toMove !== this.agentSeat || this.thinking) {
       return;
     }
     this.thinking = true;
@@ -309,6 +431,7 @@ export class App {
   }
 
   clearLog(): void {
+    if (this.review) this.closeReview();
     this.games = [];
     saveGames(this.games);
     this.update();

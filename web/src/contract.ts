@@ -79,6 +79,20 @@ export interface Contract {
       };
     };
   };
+  bots: {
+    heuristic_cautious: {
+      style: {
+        open_threshold: number;
+        handshake_threshold: number;
+        unseen_share: number;
+        play_bonus: number;
+        keep_floor: number;
+        danger_weight: number;
+        pile_draw_cost: number;
+        extend_draws_only: boolean;
+      };
+    };
+  };
   search: { preset: string; knobs: Record<string, unknown> & { worlds: number; candidates: number; gate_points: number; gate_z: number } };
 }
 

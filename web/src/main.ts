@@ -35,6 +35,10 @@ const handlers: Record<string, () => void> = {
   'clear-log': () => app.clearLog(),
   'toggle-probs': () => app.toggleProbs(),
   'toggle-hints': () => app.toggleHints(),
+  'review-last': () => app.startReview(),
+  'review-prev': () => app.reviewStep(-1),
+  'review-next': () => app.reviewStep(1),
+  'close-review': () => app.closeReview(),
 };
 
 root.addEventListener('click', (event) => {
@@ -45,7 +49,11 @@ root.addEventListener('click', (event) => {
   if (kind === 'card') app.selectCard(Number(index));
   else if (kind === 'draw') app.chooseDraw(Number(index));
   else if (kind === 'opponent') app.chooseOpponent(name.slice('opponent-'.length));
+  else if (name.startsWith('review-game-')) app.startReview(Number(name.slice('review-game-'.length)));
+  else if (name.startsWith('review-ply-')) app.reviewGoto(Number(name.slice('review-ply-'.length)));
   else handlers[name]?.();
+  // the input's latency: from the event's creation to the end of its handling and re-render
+  app.inputLatencies.push(performance.now() - event.timeStamp);
 });
 
 Object.assign(window, { lostCities: app });

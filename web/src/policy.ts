@@ -10,6 +10,7 @@ import { type BeliefManifest, beliefFeatures, checkBeliefManifest, uniformLogit 
 import { type Random, cryptoRandom } from './deal';
 import { type Manifest, argmaxLegal, inputsFor } from './policyContract';
 import { type NetLogits, type SearchDecision, searchDecision } from './search';
+import { botMove } from './bots';
 
 export interface Decision {
   action: number;
@@ -142,6 +143,18 @@ export async function loadPolicy(agent: Agent, preferWasm = false, random: Rando
     return { action: argmaxLegal(probs[0], masks[0]), probs: probs[0], mask: masks[0], latencyMs: performance.now() - start };
   });
   const search = agent.search;
+  const bot = agent.bot;
+  if (bot) {
+    // a scripted bot moves (bots.ts); the net only gives the hints
+    const decide = async (ms: MatchState): Promise<Decision> => {
+      const start = performance.now();
+      const action = botMove(bot, ms, random);
+      const probs = new Float32Array(N_ACTIONS);
+      probs[action] = 1;
+      return { action, probs, mask: legalMask(ms.round), latencyMs: performance.now() - start };
+    };
+    return { agent, manifest, backend, decide, hint };
+  }
   const decide = search
     ? queued(async (ms) => {
         const start = performance.now();

@@ -155,7 +155,7 @@ export async function searchDecision(
 }
 
 /** `count` worlds for the seat to move: the opponent's unknown hand by the belief, or uniformly without one (belief.ts). */
-async function dealWorlds(ms: MatchState, belief: BeliefLogits, count: number, random: Random): Promise<RoundState[]> {
+export async function dealWorlds(ms: MatchState, belief: BeliefLogits, count: number, random: Random): Promise<RoundState[]> {
   const beliefLogits = belief === null ? null : await belief(ms);
   return Array.from({ length: count }, () =>
     beliefLogits === null ? uniformRound(ms.round, random) : believedRound(ms.round, beliefLogits, random),

@@ -12,13 +12,14 @@ import * as ort from 'onnxruntime-web';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { believedRound, conditionalBernoulli, uniformRound, unseenCards } from '../src/belief';
 import { N_ACTIONS, N_CARDS } from '../src/cards';
-import { type Random, randomDeal, seededRandom, shuffled } from '../src/deal';
-import { LOC_HAND, LOC_KNOWN, type RoundState, legalMask, step } from '../src/engine';
+import { type Random, randomDeal, seededRandom } from '../src/deal';
+import { LOC_HAND, type RoundState, legalMask, step } from '../src/engine';
 import { type MatchState, matchResetFrom, matchStep } from '../src/match';
 import { matchObservation } from '../src/matchObservation';
 import { netLogits } from '../src/policy';
 import { type Manifest, argmaxLegal } from '../src/policyContract';
 import { CONTRACT } from '../src/contract';
+import { type HiddenWorld, hiddenPermuted, worldOf } from './fixtureWorlds';
 import {
   BELIEF_PRESET,
   type NetLogits,
@@ -43,24 +44,6 @@ function positions(count: number, seed = 3): MatchState[] {
     }
   }
   return out;
-}
-
-/** The same position with the true hidden cards (the opponent's unknown hand and the deck) permuted among themselves. */
-function hiddenPermuted(ms: MatchState, random: Random): MatchState {
-  const round = ms.round;
-  const opponent = 1 - round.toMove;
-  const unseen = unseenCards(round, round.toMove);
-  const places = round.loc.flatMap((loc, card) => (unseen[card] ? [loc] : []));
-  const cards = shuffled(round.loc.flatMap((_, card) => (unseen[card] ? [card] : [])), random);
-  const loc = [...round.loc];
-  const deckOrder = [...round.deckOrder];
-  cards.forEach((card, i) => {
-    loc[card] = places[i];
-    if (places[i] < LOC_HAND) deckOrder[places[i]] = card;
-  });
-  const hands: [number[], number[]] = [[...round.hands[0]], [...round.hands[1]]];
-  hands[opponent] = loc.flatMap((l, card) => (l === LOC_HAND + opponent || l === LOC_HAND + 2 + opponent ? [card] : []));
-  return { ...ms, round: { ...round, loc, deckOrder, hands } };
 }
 
 const randomLogits = (random: Random) => Float32Array.from({ length: N_CARDS }, () => 3 * (random() - 0.5));
@@ -213,11 +196,6 @@ describe('the search decision', () => {
   }, 120_000);
 });
 
-interface HiddenWorld {
-  opponent_hand: number[];
-  deck: number[];
-}
-
 interface SearchPosition {
   ply: number;
   round_idx: number;
@@ -242,29 +220,6 @@ interface SearchFixture {
   coins: number[];
   actions: number[];
   positions: SearchPosition[];
-}
-
-/** The round with the mover's hidden cards dealt as a Python world has them: the opponent's hand
- * (its known cards where they are) and the undrawn deck in drawing order. */
-function worldOf(round: RoundState, hidden: HiddenWorld): RoundState {
-  const opponent = 1 - round.toMove;
-  const unseen = unseenCards(round, round.toMove);
-  const loc = [...round.loc];
-  const deckOrder = [...round.deckOrder];
-  for (const card of hidden.opponent_hand) {
-    if (unseen[card]) loc[card] = LOC_HAND + opponent;
-    else expect(loc[card], `card ${card} of the opponent's hand`).toBe(LOC_KNOWN + opponent);
-  }
-  hidden.deck.forEach((card, i) => {
-    expect(unseen[card], `deck card ${card}`).toBe(true);
-    loc[card] = round.deckPtr + i;
-    deckOrder[round.deckPtr + i] = card;
-  });
-  const dealt = [...hidden.opponent_hand.filter((card) => unseen[card]), ...hidden.deck].sort((a, b) => a - b);
-  expect(dealt).toEqual(unseen.flatMap((u, card) => (u ? [card] : [])));
-  const hands: [number[], number[]] = [[...round.hands[0]], [...round.hands[1]]];
-  hands[opponent] = [...hidden.opponent_hand].sort((a, b) => a - b);
-  return { ...round, loc, deckOrder, hands };
 }
 
 describe('the search against the Python search (fixtures/search.json)', () => {
