@@ -89,8 +89,9 @@ def warm_start(trainer, state, run_dir, progress=True):
     if league is not None:
         league = init_pool(params, trainer.opponents.league[1].pool_size)
     anchor = None if state.anchor is None else params  # ppo.anchor_kl's reference: the clone
+    magnet = None if state.magnet is None else params  # ppo.magnet_kl's first magnet: the same
     opt_state = trainer.optimizer.init(params)
-    return state.replace(params=params, opt_state=opt_state, league=league, anchor=anchor)
+    return state.replace(params=params, opt_state=opt_state, league=league, anchor=anchor, magnet=magnet)
 
 
 def load_pretrained(checkpoint, trainer, key="init.checkpoint", template=None):

@@ -176,6 +176,8 @@ class PPOConfig:
     vf_coef: float = MISSING
     max_grad_norm: float = MISSING
     anchor_kl: float = MISSING  # weight of KL(warm start || learner); needs init=bc
+    magnet_kl: float = MISSING  # weight of KL(learner || magnet): regularised self-play
+    magnet_reset_updates: int = MISSING  # the magnet becomes the learner every this many updates (0: never)
     lr_warmup_updates: int = MISSING  # the rate rises linearly from 0 over these first updates
     anneal_restarts: list[int] = MISSING  # updates where the annealed rate restarts (trainer.annealed)
     total_steps: int | None = None  # renamed ppo.total_decisions; set, it is an error naming the new key
@@ -206,6 +208,11 @@ class PPOConfig:
         _require(self.lr > 0 and self.clip_eps > 0, "ppo.lr and ppo.clip_eps must be > 0")
         _require(self.ent_coef >= 0 and self.vf_coef >= 0, "ppo.ent_coef and ppo.vf_coef must be >= 0")
         _require(self.anchor_kl >= 0, f"ppo.anchor_kl must be >= 0 (got {self.anchor_kl})")
+        _require(self.magnet_kl >= 0, f"ppo.magnet_kl must be >= 0 (got {self.magnet_kl})")
+        _require(
+            self.magnet_reset_updates >= 0,
+            f"ppo.magnet_reset_updates must be >= 0 (0: never reset; got {self.magnet_reset_updates})",
+        )
         updates = self.total_decisions // batch
         _require(
             0 <= self.lr_warmup_updates < updates,

@@ -32,6 +32,7 @@ class TrainState:
     env_steps: jnp.ndarray  # moves played by both seats
     league: object = None  # opponent=league: the snapshot pool (league.Pool)
     anchor: object = None  # ppo.anchor_kl > 0: the warm start's parameters, held fixed
+    magnet: object = None  # ppo.magnet_kl > 0: the reference policy's parameters, reset every few updates
 
 
 def num_updates(ppo):
@@ -120,13 +121,20 @@ class Trainer:
         slots = jax.jit(self.rollout.first_slots)(k_slots, _pool_params(league))
         zero = jnp.int32(0)
         anchor = params if self.cfg.ppo.anchor_kl > 0 else None  # warm_start puts the clone here
-        return TrainState(params, self.optimizer.init(params), slots, key, zero, zero, zero, league, anchor)
+        magnet = params if self.cfg.ppo.magnet_kl > 0 else None  # and the warm start here
+        return TrainState(
+            params, self.optimizer.init(params), slots, key, zero, zero, zero, league, anchor, magnet
+        )
 
-    def loss(self, params, batch, policy_on=1.0, anchor=None):
+    def loss(self, params, batch, policy_on=1.0, anchor=None, magnet=None):
         """The PPO loss; ``policy_on`` 0 leaves only the value term (the critic warm-up).
 
         ``anchor``: parameters whose policy the learner is pulled toward by ``ppo.anchor_kl``
         times KL(anchor || learner), so that PPO improves on a clone without drifting from it.
+        ``magnet``: the reference of regularised self-play (magnetic mirror descent), the
+        learner pulled toward it by ``ppo.magnet_kl`` times KL(learner || magnet); reset to the
+        learner every ``ppo.magnet_reset_updates``, it damps the cycling of self-play without
+        holding the learner near any one policy for long.
         """
         ppo = self.cfg.ppo
         logits, value = self.network.apply(params, batch["obs"], batch["privileged"], batch["features"])
@@ -155,6 +163,18 @@ class Trainer:
             )
             total = total + policy_on * ppo.anchor_kl * kl
             extra["learner/anchor_kl"] = kl
+        if magnet is not None:
+            magnet_logits, _ = self.network.apply(
+                magnet, batch["obs"], batch["privileged"], batch["features"]
+            )
+            magnet_log_probs = jax.nn.log_softmax(masked_logits(magnet_logits, batch["mask"]))
+            kl = jnp.mean(
+                jnp.sum(
+                    jnp.where(batch["mask"], jnp.exp(log_probs) * (log_probs - magnet_log_probs), 0.0), -1
+                )
+            )
+            total = total + policy_on * ppo.magnet_kl * kl
+            extra["learner/magnet_kl"] = kl
         return total, extra | {
             "learner/policy_loss": policy_loss,
             "learner/value_loss": value_loss,
@@ -188,7 +208,7 @@ class Trainer:
         batch = jax.tree.map(lambda x: x.reshape((size,) + x.shape[2:]), batch)
         policy_on = (ts.update >= self.cfg.init.value_warmup_updates).astype(jnp.float32)
         params, opt_state, info = minibatch_epochs(
-            lambda p, b: self.loss(p, b, policy_on, ts.anchor),
+            lambda p, b: self.loss(p, b, policy_on, ts.anchor, ts.magnet),
             self.optimizer,
             ts.params,
             ts.opt_state,
@@ -209,7 +229,12 @@ class Trainer:
         if league is not None:
             league = refresh(league, params, update, self.opponents.league[1].snapshot_every_updates)
             metrics.update(pool_metrics(league, update))
+        magnet = ts.magnet
+        if magnet is not None and ppo.magnet_reset_updates > 0:
+            reset = update % ppo.magnet_reset_updates == 0
+            magnet = jax.tree.map(lambda new, old: jnp.where(reset, new, old), params, magnet)
         ts = ts.replace(
+            magnet=magnet,
             params=params,
             opt_state=opt_state,
             slots=slots,
