@@ -104,7 +104,13 @@ class Loop:
         self.teacher = _teacher_config(cfg.teacher)
         self.key = jax.random.PRNGKey(cfg.seed)
         self.clock = time.monotonic()
+        if jax.process_count() > 1:
+            raise NotImplementedError(
+                "the loop runs in one process (its generation spreads over this process's devices); "
+                "multi-host generation is not built yet"
+            )
         self.mesh = parallel.make_mesh(cfg.devices)
+        parallel.check_divides(self.mesh, cfg.generate.games, "generate.games")
 
     # ---- the champion --------------------------------------------------------------
 
@@ -158,7 +164,7 @@ class Loop:
             if path.exists():
                 continue
             games = self._games_before(iteration, k, labeller)
-            games, labels = labeller.chunk(champion.params, games)
+            games, labels = labeller.chunk(self._replicated(champion.params), games)
             dataset.write_chunk(path, jax.device_get(labels), jax.device_get(games))
             self._step("generate", iteration, k)
         return cfg.chunks * cfg.games * cfg.plies
@@ -257,7 +263,13 @@ class Loop:
         deck_orders, coins = deal_bank(cfg.deals, first=first)
         key = jax.random.fold_in(self.key, 4)
         sharding = parallel.batch_sharding(self.mesh)
+        a, b = self._replicated(a), self._replicated(b)
         return duplicate_evaluate(self.env, a, b, deck_orders, coins, key, cfg.batch_size, sharding=sharding)
+
+    def _replicated(self, tree):
+        """``tree``'s arrays on every device of the mesh (restored parameters sit on one)."""
+        sharding = parallel.replicated(self.mesh)
+        return jax.tree.map(lambda x: jax.device_put(x, sharding) if isinstance(x, jax.Array) else x, tree)
 
     def anchors(self, champion, first_champion, policy):
         """The champion against the anchors and the first champion, on the anchors' deals."""
@@ -336,6 +348,10 @@ def _teacher_config(teacher):
     return cfg
 
 
+def _check_devices(cfg):
+    parallel.check_divides(parallel.make_mesh(cfg.devices), cfg.generate.games, "generate.games")
+
+
 def _start_spec(start):
     spec = parse(start)
     if not isinstance(spec, ModelSpec):
@@ -370,6 +386,7 @@ def prepare(cfg, run_dir):
         _teacher_config(cfg.teacher)
         if cfg.start is not None:
             _start_spec(cfg.start)
+        _check_devices(cfg)
         run_dir = Path(run_dir).absolute()
         files = [p.name for p in run_dir.iterdir() if p.name != ".lock"] if run_dir.exists() else []
         if files:
@@ -395,6 +412,7 @@ def prepare(cfg, run_dir):
         )
     for key in RESUME_ALLOWED:
         saved[key] = cfg[key]
+    _check_devices(saved)
     saved.resume = str(run_dir)
     OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(schema.ImproveConfig), saved))
     return saved, run_dir
