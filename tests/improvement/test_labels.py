@@ -14,6 +14,8 @@ from lost_cities.networks.critic.shared import SharedCritic
 from lost_cities.networks.nets import build_network
 from lost_cities.search.config import load_preset
 
+pytestmark = pytest.mark.xdist_group("improvement_labels")  # one worker builds the module's fixtures once
+
 GAMES, PLIES = 4, 6
 
 

@@ -27,6 +27,8 @@ from lost_cities.envs import make as make_env
 from lost_cities.improvement.loop import improve, prepare, read_rows
 from lost_cities.policies import make_policy
 
+pytestmark = pytest.mark.xdist_group("improvement_resume")  # one worker builds the module's fixtures once
+
 HERE = Path(__file__).parent
 
 
