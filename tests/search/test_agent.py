@@ -20,7 +20,8 @@ def test_batched_decisions_equal_one_game_at_a_time(match_states):
     states = _take(match_states, np.arange(0, 60, 6))
     keys = jax.random.split(jax.random.PRNGKey(2), 10)
     batched = jax.jit(jax.vmap(policy))(states, keys)
-    single = [int(jax.jit(policy)(_take(states, i), keys[i])) for i in range(10)]
+    one, rows = jax.jit(policy), jax.tree.map(np.asarray, states)
+    single = [int(one(_take(rows, i), keys[i])) for i in range(10)]
     assert np.asarray(batched).tolist() == single
 
 
@@ -37,13 +38,15 @@ def test_search_of_one_candidate_is_the_base_policy(match_states):
     policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], _cfg(worlds=1, candidates=1))
     states = _take(match_states, np.arange(0, 200, 7))
     keys = jax.random.split(jax.random.PRNGKey(1), states.round_idx.shape[0])
-    np.testing.assert_array_equal(jax.vmap(policy)(states, keys), jax.vmap(EXPERT)(states, keys))
+    np.testing.assert_array_equal(
+        jax.jit(jax.vmap(policy))(states, keys), jax.jit(jax.vmap(EXPERT))(states, keys)
+    )
 
 
 def test_round_state_search_is_legal(match_states):
     rounds = _take(match_states, np.arange(0, 100, 10)).round
     cfg = _cfg(worlds=2, candidates=3, gate_points=0.0, gate_z=0.0)
     policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], cfg)
-    actions = jax.vmap(policy)(rounds, jax.random.split(jax.random.PRNGKey(4), 10))
-    masks = jax.vmap(legal_action_mask)(rounds)
+    actions = jax.jit(jax.vmap(policy))(rounds, jax.random.split(jax.random.PRNGKey(4), 10))
+    masks = jax.jit(jax.vmap(legal_action_mask))(rounds)
     assert np.take_along_axis(np.asarray(masks), np.asarray(actions)[:, None], axis=1).all()

@@ -15,10 +15,10 @@ from lost_cities.search import expert_scores, top_candidates
 def test_expert_scores_rank_the_experts_own_move_first(match_states):
     index = np.arange(0, match_states.round_idx.shape[0], 3)
     states = _take(match_states, index)
-    masks = jax.vmap(match_legal_action_mask)(states)
-    best = jax.vmap(lambda s, m: best_legal(expert_scores(s), m))(states, masks)
+    masks = jax.jit(jax.vmap(match_legal_action_mask))(states)
+    best = jax.jit(jax.vmap(lambda s, m: best_legal(expert_scores(s), m)))(states, masks)
     np.testing.assert_array_equal(
-        best, jax.vmap(EXPERT)(states, jax.random.split(jax.random.PRNGKey(0), len(index)))
+        best, jax.jit(jax.vmap(EXPERT))(states, jax.random.split(jax.random.PRNGKey(0), len(index)))
     )
 
 

@@ -28,6 +28,9 @@ from lost_cities.obs.v1 import observation
 from lost_cities.obs.v2 import match_observation
 from lost_cities.search import BOT_SCORES, determinize, search_decision, unseen_cards
 
+# Its module fixtures are built once a run: under xdist (--dist loadgroup) its tests share a worker.
+pytestmark = pytest.mark.xdist_group("determinize")
+
 
 def test_positions_cover_known_cards_and_every_round(match_states):
     known = np.asarray(match_states.round.loc) >= LOC_KNOWN
@@ -139,7 +142,9 @@ def _permute_hidden(state, rng):
     )
 
 
-def _decide(cfg, states, key, leaf=None, deal=None):
+def _decide(cfg, positions, key, leaf=None, deal=None):
+    """The search's ``(action, info)`` for each of ``positions`` (the states and their
+    permuted copies: one compile serves both)."""
     decide = jax.jit(
         jax.vmap(
             lambda s, k: search_decision(
@@ -148,7 +153,7 @@ def _decide(cfg, states, key, leaf=None, deal=None):
             in_axes=(0, None),
         )
     )
-    return decide(states, key)
+    return [decide(states, key) for states in positions]
 
 
 @pytest.fixture(scope="module")
@@ -188,10 +193,9 @@ def test_search_decision_does_not_change_when_the_hidden_cards_are_permuted(
         cfg = dataclasses.replace(cfg, depth=3, leaf="a checkpoint")
         leaf = critic_leaf(_fresh_critic_agent(envs.make("match3")))
     deal = world_sampler(_random_belief()) if variant == "belief" else None
-    states, permuted = invariance_positions
-    key = jax.random.PRNGKey(11)
-    action, info = _decide(cfg, states, key, leaf, deal)
-    action_p, info_p = _decide(cfg, permuted, key, leaf, deal)
+    (action, info), (action_p, info_p) = _decide(
+        cfg, invariance_positions, jax.random.PRNGKey(11), leaf, deal
+    )
     np.testing.assert_array_equal(action_p, action)
     for name in ("values", "confirm_values") if variant == "confirm" else ("values",):
         np.testing.assert_array_equal(info_p[name], info[name])  # every rollout value, too
@@ -203,10 +207,7 @@ def test_the_invariance_check_catches_a_search_that_reads_the_true_cards(invaria
     from lost_cities.search import inference
 
     monkeypatch.setattr(inference, "determinize", lambda rng, state: state)
-    states, permuted = invariance_positions
-    key = jax.random.PRNGKey(11)
-    _, info = _decide(INVARIANCE_CFG, states, key)
-    _, info_p = _decide(INVARIANCE_CFG, permuted, key)
+    (_, info), (_, info_p) = _decide(INVARIANCE_CFG, invariance_positions, jax.random.PRNGKey(11))
     assert (np.asarray(info_p["values"]) != np.asarray(info["values"])).any(axis=(1, 2)).mean() > 0.5
 
 
@@ -222,8 +223,6 @@ def test_the_invariance_check_catches_a_belief_that_reads_the_true_hand(invarian
         dealt = believed_round(hand_key, state, jnp.where(truly_held, 3.0, 0.0))
         return with_round(determinize(world_key, env_state), dealt)
 
-    states, permuted = invariance_positions
     key = jax.random.PRNGKey(11)
-    _, info = _decide(INVARIANCE_CFG, states, key, deal=leaking_deal)
-    _, info_p = _decide(INVARIANCE_CFG, permuted, key, deal=leaking_deal)
+    (_, info), (_, info_p) = _decide(INVARIANCE_CFG, invariance_positions, key, deal=leaking_deal)
     assert (np.asarray(info_p["values"]) != np.asarray(info["values"])).any(axis=(1, 2)).mean() > 0.5

@@ -40,13 +40,17 @@ def test_endgame_policy_decides_by_the_deck_and_runs_one_phase_per_batch(match_s
 
     random_bot = make("random")
     policy = EndgamePolicy(counted("opening", EXPERT), counted("endgame", random_bot), 8)
-    states = _take(match_states, np.arange(0, match_states.round_idx.shape[0], 3))
+    states = _take(match_states, np.arange(0, match_states.round_idx.shape[0], 20))
     late = _deck_left(states) <= 8
     assert 5 <= late.sum() < late.size - 5  # both phases occur
     keys = jax.random.split(jax.random.PRNGKey(0), late.size)
-    expected = np.where(late, jax.vmap(random_bot)(states, keys), jax.vmap(EXPERT)(states, keys))
+    expected = np.where(
+        late, jax.jit(jax.vmap(random_bot))(states, keys), jax.jit(jax.vmap(EXPERT))(states, keys)
+    )
     one = jax.jit(policy)
-    assert [int(one(_take(states, i), keys[i])) for i in range(late.size)] == expected.tolist()
+    rows = jax.tree.map(np.asarray, states)  # one game at a time, indexed on the host
+    assert [int(one(_take(rows, i), keys[i])) for i in range(late.size)] == expected.tolist()
+    np.testing.assert_array_equal(jax.jit(jax.vmap(policy))(states, keys), expected)  # both phases, selected
 
     batched = jax.jit(lambda s, k, n: batched_actions(policy, s, k, n))
     everyone = jnp.ones(late.size, bool)
@@ -77,15 +81,24 @@ def test_endgame_knobs_are_checked_and_build_the_late_search(match_states):
     ):
         with pytest.raises(ValueError, match=message):
             _cfg(endgame=bad)
-    # The search with an end game: its late decisions are the late config's, the others the opening's.
-    states = _take(match_states, np.arange(0, match_states.round_idx.shape[0], 4))
+    # The search with an end game: its end game is the late config's search, its opening the
+    # opening's (the same decisions), switched at the deck_left it was given (the switch
+    # itself: the test above). The two phases decide differently here, so a mix-up shows.
+    policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], cfg)
+    states = _take(match_states, np.arange(0, match_states.round_idx.shape[0], 30))
     keys = jax.random.split(jax.random.PRNGKey(5), states.round_idx.shape[0])
-    late_rows = _deck_left(states) <= 6
+    np.testing.assert_array_equal(jax.vmap(policy.in_endgame)(states), _deck_left(states) <= 6)
+    assert 3 <= (_deck_left(states) <= 6).sum() < states.round_idx.shape[0] - 3
 
-    def actions_of(config):
-        policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], config)
-        return np.asarray(jax.jit(jax.vmap(policy))(states, keys))
+    def actions_of(searcher):
+        return np.asarray(each(searcher, states, keys))
 
-    actions = actions_of(cfg)
-    for phase, rows in ((late, late_rows), (dataclasses.replace(cfg, endgame=None), ~late_rows)):
-        np.testing.assert_array_equal(actions[rows], actions_of(phase)[rows])
+    each = jax.jit(jax.vmap(lambda p, s, k: p(s, k), in_axes=(None, 0, 0)))  # a policy is a pytree
+    opening = dataclasses.replace(cfg, endgame=None)
+    by_phase = {
+        phase: actions_of(search_policy(EXPERT, BOT_SCORES["heuristic_expert"], phase))
+        for phase in (late, opening)
+    }
+    np.testing.assert_array_equal(actions_of(policy.endgame), by_phase[late])
+    np.testing.assert_array_equal(actions_of(policy.opening), by_phase[opening])
+    assert (by_phase[late] != by_phase[opening]).sum() >= 3

@@ -11,6 +11,9 @@ from lost_cities.game.engine import LOC_HAND, LOC_KNOWN
 from lost_cities.game.match import match_legal_action_mask, match_reset, match_step
 from lost_cities.game.sampling import uniform_legal_action
 
+# Its module fixtures are built once a run: under xdist (--dist loadgroup) its tests share a worker.
+pytestmark = pytest.mark.xdist_group("inference")
+
 
 @pytest.fixture(scope="module")
 def expert_plies():

@@ -36,6 +36,7 @@ def _replayed_values(worlds, actions, keys, policy_of, depth=None):
     from lost_cities.game.views import current_round, with_round
     from lost_cities.search.rollout import match_points
 
+    step = jax.jit(step)  # one engine step at a time, compiled once (op by op it dominated the test)
     player = int(current_round(worlds).to_move[0])
     values = np.zeros((keys.shape[0], actions.shape[0]))
     for w in range(keys.shape[0]):
@@ -55,9 +56,23 @@ def _replayed_values(worlds, actions, keys, policy_of, depth=None):
 
 def _rollout_setup(match_states, index=40, n=2):
     state = _take(match_states, index)
-    worlds = jax.vmap(determinize, in_axes=(0, None))(jax.random.split(jax.random.PRNGKey(5), n), state)
-    actions, _ = top_candidates(expert_scores(state), match_legal_action_mask(state), EXPERT(state, None), 2)
+    worlds = jax.jit(jax.vmap(determinize, in_axes=(0, None)))(
+        jax.random.split(jax.random.PRNGKey(5), n), state
+    )
+    candidates = jax.jit(
+        lambda s: top_candidates(expert_scores(s), match_legal_action_mask(s), EXPERT(s, None), 2)
+    )
+    actions, _ = candidates(state)
     return state, worlds, actions, jax.random.split(jax.random.PRNGKey(6), n)
+
+
+def _rollouts(worlds, actions, keys, policy, depth=None, **models):
+    """``rollout_values`` (start value 0, raw points) under jit, as the search runs them:
+    one compile each, not op by op."""
+    from lost_cities.search import rollout_values
+
+    run = jax.jit(lambda w, a, k: rollout_values(w, a, policy, k, depth, 0.0, (0, 0, 0), **models))
+    return np.asarray(run(worlds, actions, keys))
 
 
 def test_opponent_model_plays_the_other_seat_in_the_rollouts(match_states):
@@ -65,38 +80,30 @@ def test_opponent_model_plays_the_other_seat_in_the_rollouts(match_states):
     searching seat moves by the rollout policy and the other seat by the opponent model (to
     the round's end, and cut after an odd number of plies, inside a pair of the rollout's
     loop), and differs from the rollouts where one policy plays both seats."""
-    from lost_cities.search import rollout_values
-
     mine, theirs = EXPERT, make("discard_only")
     state, worlds, actions, keys = _rollout_setup(match_states)
-    values = rollout_values(worlds, actions, mine, keys, None, 0.0, (0, 0, 0), opponent=theirs)
+    values = _rollouts(worlds, actions, keys, mine, opponent=theirs)
     player = int(state.to_move)
     policies = {player: jax.jit(mine), 1 - player: jax.jit(theirs)}
-    assert np.array_equal(
-        np.asarray(values), _replayed_values(worlds, actions, keys, lambda t, seat: policies[seat])
-    )
-    cut = rollout_values(worlds, actions, mine, keys, 3, 0.0, (0, 0, 0), opponent=theirs)
+    assert np.array_equal(values, _replayed_values(worlds, actions, keys, lambda t, seat: policies[seat]))
+    cut = _rollouts(worlds, actions, keys, mine, 3, opponent=theirs)
     replayed_cut = _replayed_values(worlds, actions, keys, lambda t, seat: policies[seat], depth=3)
-    assert np.array_equal(np.asarray(cut), replayed_cut)
-    assert not np.array_equal(np.asarray(cut), np.asarray(values))
-    one_policy = rollout_values(worlds, actions, mine, keys, None, 0.0, (0, 0, 0))
-    assert not np.array_equal(np.asarray(values), np.asarray(one_policy))
+    assert np.array_equal(cut, replayed_cut)
+    assert not np.array_equal(cut, values)
+    one_policy = _rollouts(worlds, actions, keys, mine)
+    assert not np.array_equal(values, one_policy)
 
 
 def test_next_move_makes_the_searching_seats_next_decision_in_the_rollouts(match_states):
     """``next_move``: the searching seat's first decision after the other seat's reply (ply
     1 of the rollout) is that policy's, every other ply the rollout policy's; with the
     rollout policy itself as ``next_move`` the values are the plain rollouts'."""
-    from lost_cities.search import rollout_values
-
-    searched, expert = make("discard_only"), jax.jit(EXPERT)
+    searched, expert = jax.jit(make("discard_only")), jax.jit(EXPERT)
     _, worlds, actions, keys = _rollout_setup(match_states)
-    values = rollout_values(worlds, actions, EXPERT, keys, None, 0.0, (0, 0, 0), next_move=searched)
-    replayed = _replayed_values(
-        worlds, actions, keys, lambda t, seat: jax.jit(searched) if t == 1 else expert
-    )
-    assert np.array_equal(np.asarray(values), replayed)
-    plain = rollout_values(worlds, actions, EXPERT, keys, None, 0.0, (0, 0, 0))
-    assert not np.array_equal(np.asarray(values), np.asarray(plain))
-    same = rollout_values(worlds, actions, EXPERT, keys, None, 0.0, (0, 0, 0), next_move=EXPERT)
-    assert np.array_equal(np.asarray(same), np.asarray(plain))
+    values = _rollouts(worlds, actions, keys, EXPERT, next_move=make("discard_only"))
+    replayed = _replayed_values(worlds, actions, keys, lambda t, seat: searched if t == 1 else expert)
+    assert np.array_equal(values, replayed)
+    plain = _rollouts(worlds, actions, keys, EXPERT)
+    assert not np.array_equal(values, plain)
+    same = _rollouts(worlds, actions, keys, EXPERT, next_move=EXPERT)
+    assert np.array_equal(same, plain)
