@@ -5,7 +5,6 @@ The wheel is built from a copy of exactly what pyproject.toml ships (pyproject.t
 README.md, lost_cities/, conf/, web/public/), so the checkout gets no build/ or egg-info dirs.
 """
 
-import os
 import shutil
 import subprocess
 import sys
@@ -13,6 +12,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+# Its module fixtures are built once a run: under xdist (--dist loadgroup) its tests share a worker.
+pytestmark = pytest.mark.xdist_group("packaging")
 
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = ("pyproject.toml", "README.md", "lost_cities", "conf", "web/public")
@@ -95,14 +97,44 @@ def test_the_wheel_ships_the_assets_the_presets_name(wheel):
     assert not missing, f"models missing from the wheel: {missing}"
 
 
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory):
+    """``(python, away)``: the wheel installed in a fresh venv (its dependencies from this
+    interpreter's site packages, the package itself only from the wheel) and a directory
+    that is not the checkout, where the tests below run it."""
+    venv = tmp_path_factory.mktemp("venv")
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True
+    )
+    python = venv / "bin" / "python"  # pip itself from the site packages it sees
+    subprocess.run(
+        [python, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)], check=True
+    )
+    return python, tmp_path_factory.mktemp("elsewhere")
+
+
+def _run_installed(installed, script, *args):
+    """stdout of ``script`` run by the venv's python away from the checkout; it must find
+    lost_cities in the venv."""
+    python, away = installed
+    ran = subprocess.run([python, "-c", script, *args], capture_output=True, text=True, cwd=away)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    where = ran.stdout.split("lost_cities at", 1)[1].split()[0]
+    assert Path(where).is_relative_to(python.parents[1]), where
+    assert not (away / "outputs").exists()
+    return ran.stdout
+
+
 # Every preset resolved in the installed package, on a shipped net named by its file name
 # alone, so that every asset a preset names (the belief, the proposer) is found there; one
 # decision of the preset `belief` (the page's search), or with --full one decision of each.
 EVERY_PRESET = """
 import sys
 import jax
+import lost_cities
 from lost_cities import agents, envs
 from lost_cities.search.config import conf_dir
+print("lost_cities at", lost_cities.__file__)
 env = envs.make("match3")
 state = env.init(jax.random.PRNGKey(0))
 presets = sorted(p.stem for p in conf_dir().glob("*.yaml"))
@@ -115,65 +147,48 @@ print("presets", " ".join(presets))
 """
 
 
-def test_a_non_editable_install_runs_every_preset_from_outside_the_checkout(wheel, tmp_path, full):
-    """The wheel installed in a fresh venv (its dependencies from this interpreter's site
-    packages, the package itself only from the wheel) runs from a directory that is not the
-    checkout: nothing a preset names may be read from the checkout's files."""
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    subprocess.run(
-        [python, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)], check=True
-    )
-    away = tmp_path / "elsewhere"
-    away.mkdir()
-    where = subprocess.run(
-        [python, "-c", "import lost_cities; print(lost_cities.__file__)"],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=away,
-    ).stdout
-    assert Path(where.strip()).is_relative_to(venv), where
-    decide = "all" if full else "belief"
-    ran = subprocess.run([python, "-c", EVERY_PRESET, decide], capture_output=True, text=True, cwd=away)
-    assert ran.returncode == 0, ran.stderr[-3000:]
-    presets = ran.stdout.split("presets", 1)[1].split()
+def test_a_non_editable_install_runs_every_preset_from_outside_the_checkout(installed, full):
+    """Nothing a preset names may be read from the checkout's files."""
+    shown = _run_installed(installed, EVERY_PRESET, "all" if full else "belief")
+    presets = shown.split("presets", 1)[1].split()
     assert {"default", "fast", "belief", "proposed", "proposed_endgame"} <= set(presets)
 
 
-def test_the_unpacked_wheel_composes_every_hydra_config_outside_the_checkout(wheel, tmp_path):
-    """The wheel's own lost_cities (first on the path, ahead of the editable checkout)
-    finds its configs by package, from a directory that is not the checkout."""
-    site = tmp_path / "site"
-    with zipfile.ZipFile(wheel) as archive:
-        archive.extractall(site)
-    env = {**os.environ, "PYTHONPATH": str(site)}
-    where = subprocess.run(
-        [sys.executable, "-c", "import lost_cities; print(lost_cities.__file__)"],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-    ).stdout
-    assert Path(where.strip()).is_relative_to(site)
-    for module, overrides in (
-        ("lost_cities.train", ["experiment=tiny", "logger=none"]),
-        ("lost_cities.evaluate", ["agent=random"]),
-        ("lost_cities.tournament", ["a=random", "b=discard_only"]),
-        ("lost_cities.carry_probe", ["agent=random"]),
-        ("lost_cities.export", ["checkpoint=x", "out=x.onnx"]),
-        ("lost_cities.belief", ["belief=x.msgpack"]),
-        ("lost_cities.search_bench", ["search=belief"]),  # the search group, found by package
-    ):
-        shown = subprocess.run(
-            [sys.executable, "-m", module, *overrides, "--cfg", "job"],
-            check=True,
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            env=env,
-        ).stdout
-        assert shown.strip(), module
-    assert not (tmp_path / "outputs").exists()  # --cfg job composes only
+# Each entry point as ``python -m <module> <overrides> --cfg job`` runs it (runpy, Hydra's
+# global state cleared between them), in one process: the imports are paid once.
+COMPOSE_EACH = """
+import contextlib, io, runpy, sys
+from hydra.core.global_hydra import GlobalHydra
+import lost_cities
+print("lost_cities at", lost_cities.__file__)
+for line in sys.argv[1:]:
+    module, *overrides = line.split()
+    GlobalHydra.instance().clear()
+    sys.argv = [module, *overrides, "--cfg", "job"]
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        try:
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
+        except SystemExit as exit:
+            assert exit.code in (None, 0), (module, exit.code)
+    assert shown.getvalue().strip(), module
+    print("composed", module)
+"""
+
+
+def test_the_installed_wheel_composes_every_hydra_config_outside_the_checkout(installed):
+    """The installed package finds its configs by package, from a directory that is not
+    the checkout (``--cfg job`` composes only: no outputs/ dir)."""
+    commands = [
+        "lost_cities.train experiment=tiny logger=none",
+        "lost_cities.evaluate agent=random",
+        "lost_cities.tournament a=random b=discard_only",
+        "lost_cities.carry_probe agent=random",
+        "lost_cities.export checkpoint=x out=x.onnx",
+        "lost_cities.belief belief=x.msgpack",
+        "lost_cities.search_bench search=belief",  # the search group, found by package
+    ]
+    shown = _run_installed(installed, COMPOSE_EACH, *commands)
+    assert [line.split()[1] for line in shown.splitlines() if line.startswith("composed")] == [
+        command.split()[0] for command in commands
+    ]
