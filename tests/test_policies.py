@@ -123,11 +123,13 @@ def test_a_network_proposes_the_candidates_by_its_logits(tmp_path, match_states)
     policy, by_logits = _base("heuristic_balanced", env, proposer=str(model))
     _, by_values = _base("heuristic_balanced", env, proposer="heuristic_expert")
     states = _take(match_states, np.arange(0, match_states.round_idx.shape[0], 5))
-    bases = jax.vmap(policy)(states, jax.random.split(jax.random.PRNGKey(0), states.round_idx.shape[0]))
+    bases = jax.jit(jax.vmap(policy))(
+        states, jax.random.split(jax.random.PRNGKey(0), states.round_idx.shape[0])
+    )
+    masks = jax.jit(jax.vmap(match_legal_action_mask))(states)
 
     def candidates(scores):
-        masks = jax.vmap(match_legal_action_mask)(states)
-        return jax.vmap(lambda s, m, b: top_candidates(scores(s), m, b, 4))(states, masks, bases)
+        return jax.jit(jax.vmap(lambda s, m, b: top_candidates(scores(s), m, b, 4)))(states, masks, bases)
 
     (logit_actions, logit_valid), (value_actions, value_valid) = candidates(by_logits), candidates(by_values)
     np.testing.assert_array_equal(logit_valid, value_valid)
@@ -137,8 +139,8 @@ def test_a_network_proposes_the_candidates_by_its_logits(tmp_path, match_states)
     assert (logit_actions[:, 1] != logit_actions[:, 0]).all()  # challengers, not the base move again
     upside_down = action_fixture.expert_model(tmp_path / "upside-down.onnx", logit_per_point=-1.0)
     _, by_negated = _base("heuristic_balanced", env, proposer=str(upside_down))
-    masks = np.asarray(jax.vmap(match_legal_action_mask)(states))
-    scores, negated = (np.asarray(jax.vmap(f)(states)) for f in (by_logits, by_negated))
+    masks = np.asarray(masks)
+    scores, negated = (np.asarray(jax.jit(jax.vmap(f))(states)) for f in (by_logits, by_negated))
     np.testing.assert_allclose(negated[masks], -scores[masks], rtol=1e-5, atol=1e-4)
     assert np.ptp(scores[masks]) > 1.0  # the logits are not all one value
     with pytest.raises(ValueError, match="unknown search proposer 'no_such'.*checkpoint dir or exported"):
