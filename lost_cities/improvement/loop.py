@@ -490,6 +490,7 @@ _GATE_METRICS = (
     "margin_lower",
     "margin_upper",
     "deals",
+    "max_steps_rate",
 )
 
 
