@@ -14,7 +14,9 @@ Nothing lies: a new run checks everything before it writes (a refused start chan
 nothing on disk, and never writes into a dir that holds files); a non-finite learner
 metric or parameter stops the run before that update's row or checkpoint is written
 (:class:`NonFiniteError`); a ``checkpoint.best_metric`` that has not appeared by the
-first gate (or the end) is an error.
+first gate (or the end) is an error. While a run writes into its dir it holds the dir's lock
+(:mod:`lost_cities.training.lock`): a second run or resume of that dir is refused, naming the
+holder's pid; a killed run's lock does not block the next.
 """
 
 import contextlib
@@ -42,6 +44,7 @@ from lost_cities.ppo import config as schema
 from lost_cities.ppo.logger.none import NoneLogger
 from lost_cities.ppo.trainer import Trainer, num_updates
 from lost_cities.training.guards import check_finite_update, floats, non_finite_learner
+from lost_cities.training.lock import hold
 from lost_cities.training.report import plot_run
 from lost_cities.training.resume import prepare_run_dir
 from lost_cities.training.run_dir import (
@@ -109,10 +112,21 @@ def train(cfg, run_dir, progress=None, overrides=None):
 
     ``overrides``: the command line (read from Hydra when None), which ``resume=`` checks.
     The update runs data-parallel over ``devices`` (:mod:`lost_cities.parallel`) of every
-    process (:mod:`lost_cities.distributed`); only process 0 writes files, metrics and W&B.
+    process (:mod:`lost_cities.distributed`); only process 0 writes files, metrics and W&B,
+    holding the run dir's lock (:mod:`lost_cities.training.lock`: a second run of it is refused).
     """
     distributed.check(cfg.distributed)
     writes = distributed.is_main()
+    with hold(written_dir(cfg, run_dir)) if writes else contextlib.nullcontext():
+        return _train(cfg, run_dir, progress, overrides, writes)
+
+
+def written_dir(cfg, run_dir):
+    """The dir a run writes into: the resumed run's, else ``run_dir``."""
+    return Path(cfg.resume).absolute() if cfg.resume is not None else Path(run_dir)
+
+
+def _train(cfg, run_dir, progress, overrides, writes):
     if writes:
         cfg, run_dir = prepare_run_dir(cfg, run_dir, overrides)
     run_dir = distributed.broadcast_path(Path(run_dir))
@@ -306,9 +320,14 @@ def run(cfg, output_dir):
     """``python -m lost_cities.train``: train in ``output_dir`` (or resume), plot and evaluate;
     returns :func:`objective` (for a sweeper; None off process 0)."""
     try:
-        trainer, state, run_dir, logger = train(cfg, output_dir)
+        with hold(written_dir(cfg, output_dir)) if distributed.is_main() else contextlib.nullcontext():
+            return _run(cfg, output_dir)
     finally:
         remove_if_empty(output_dir)
+
+
+def _run(cfg, output_dir):
+    trainer, state, run_dir, logger = train(cfg, output_dir)
     results = evaluate(trainer, state, run_dir, parallel.make_mesh(trainer.cfg.devices))
     if not distributed.is_main():
         return

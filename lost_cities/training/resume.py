@@ -15,6 +15,7 @@ from lost_cities.checkpoints import check_checkpoint_dir
 from lost_cities.evaluation.gates import RESULT_METRICS
 from lost_cities.ppo import config as schema
 from lost_cities.ppo.trainer import num_updates
+from lost_cities.training.lock import LOCK_FILE
 from lost_cities.training.run_dir import CONFIG_FILE
 
 # Overrides a resume may give: they change no result of the updates already done (the
@@ -73,11 +74,12 @@ def resume_conflicts(cfg, saved, overrides, original):
 
 
 def _check_new_run_dir(run_dir):
-    """A new run writes only into a dir that is absent or empty, and one whose checkpoints
-    can be read back."""
+    """A new run writes only into a dir that is absent or empty (but for its own lock), and
+    one whose checkpoints can be read back."""
     check_checkpoint_dir(run_dir)
-    if run_dir.exists() and any(run_dir.iterdir()):
-        held = ", ".join(sorted(p.name for p in run_dir.iterdir())[:6])
+    files = sorted(p.name for p in run_dir.iterdir() if p.name != LOCK_FILE) if run_dir.exists() else []
+    if files:
+        held = ", ".join(files[:6])
         raise FileExistsError(
             f"{run_dir} already holds files ({held}); a new run never writes into another's dir: "
             f"continue that run with resume={run_dir}, or leave hydra.run.dir at its unique default"

@@ -13,6 +13,8 @@
 | ``.hydra/overrides.yaml``          | the command line's overrides (``report`` labels runs by it) |
 | ``learning_curve.png``             | this run's curves (``lost_cities.cli.report.plot_run``)    |
 | ``wandb_id.txt``, ``wandb/``       | the W&B run id and the offline W&B run                     |
+| ``.lock``                          | while a run writes here: its lock, holder's pid and host   |
+|                                    | (:mod:`lost_cities.training.lock`; removed at the end)     |
 
 ``lost_cities.report`` compares run dirs, ``lost_cities.export`` reads one's checkpoint
 and gates, ``lost_cities.models.load`` its checkpoint.
