@@ -1,7 +1,8 @@
 """Shared pytest options and fixtures: ``--full`` switches long profiles (e.g. 100,000
-differential games) on; ``match_states``, positions met in play, serves the search's tests
-and those beside them."""
+differential games) on; a session-wide persistent compilation cache; ``match_states``,
+positions met in play, serves the search's tests and those beside them."""
 
+import jax
 import pytest
 
 
@@ -12,6 +13,22 @@ def pytest_addoption(parser):
 @pytest.fixture(scope="session")
 def full(request):
     return request.config.getoption("--full")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def jax_cache(tmp_path_factory):
+    """A persistent compilation cache for the session (one per xdist worker): a program
+    compiled again, from a new jit of the same function (a Trainer or a search policy built
+    anew, a training run repeated), is read back instead. Programs that compile in under
+    half a second are not worth the write (zlib on the executable)."""
+    path = tmp_path_factory.getbasetemp() / "jax_cache"
+    names = ("jax_compilation_cache_dir", "jax_persistent_cache_min_compile_time_secs")
+    before = [getattr(jax.config, name) for name in names]
+    jax.config.update(names[0], str(path))
+    jax.config.update(names[1], 0.5)
+    yield path
+    for name, value in zip(names, before, strict=True):
+        jax.config.update(name, value)
 
 
 @pytest.fixture(scope="session")

@@ -1,11 +1,9 @@
 """The tiny training configs the PPO-mechanics, training-run and fault tests share (a few
 updates, one round, the small MLP; a test that trains pays for one compile of this config),
 the progress bar that interrupts a run, and what the run tests (tests/training/test_loop.py,
-tests/ppo/test_train.py, tests/ppo/test_league.py) share: a module-wide persistent
-compilation cache, a run trained from overrides and its metrics rows."""
-
-import jax
-import pytest
+tests/ppo/test_train.py, tests/ppo/test_league.py) share: a run trained from overrides and
+its metrics rows. (tests/conftest.py's session-wide compilation cache makes a repeated
+config's compile a read.)"""
 
 from lost_cities.ppo.config import compose as make_cfg  # noqa: F401  (the tests compose with it)
 
@@ -75,17 +73,6 @@ class StopAfter:
 
     def close(self):
         pass
-
-
-@pytest.fixture(scope="module", autouse=True)
-def compilation_cache(tmp_path_factory):
-    """Identical configs compile to identical programs: reuse them across train() calls."""
-    before = (jax.config.jax_compilation_cache_dir, jax.config.jax_persistent_cache_min_compile_time_secs)
-    jax.config.update("jax_compilation_cache_dir", str(tmp_path_factory.mktemp("jax_cache")))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
-    yield
-    jax.config.update("jax_compilation_cache_dir", before[0])
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", before[1])
 
 
 def _train(overrides, run_dir, progress=None):

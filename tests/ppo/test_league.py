@@ -11,12 +11,15 @@ import jax.flatten_util
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from tiny_runs import Interrupt, StopAfter, _rows, _train, compilation_cache, make_cfg  # noqa: F401
+from tiny_runs import Interrupt, StopAfter, _rows, _train, make_cfg
 
 from lost_cities.ppo import config as schema
 from lost_cities.ppo.opponent.league import pool_logits
 from lost_cities.ppo.rollout import Rollout
 from lost_cities.ppo.trainer import Trainer
+
+# Its module fixtures are built once a run: under xdist (--dist loadgroup) its tests share a worker.
+pytestmark = pytest.mark.xdist_group("league")
 
 UPDATES = 4  # of the runs; the pool test steps 6 updates
 LEAGUE = [

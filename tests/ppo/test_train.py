@@ -5,7 +5,7 @@ resume, loggers) is tests/training/test_loop.py.
 
 Compiles are the cost here (each config compiles the env's engine into one update), so
 every test that runs an update shares ONE tiny config (tests/tiny_runs.py's SHARED) through
-module fixtures, with a module-wide persistent compilation cache on.
+module fixtures, with the session's persistent compilation cache on (tests/conftest.py).
 """
 
 import itertools
@@ -14,12 +14,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from tiny_runs import SHARED, TINY, compilation_cache, make_cfg  # noqa: F401
+from tiny_runs import SHARED, TINY, make_cfg
 
 from lost_cities.ppo import config as schema
 from lost_cities.ppo.episodes import EpisodeStats, FinishedEpisode, summarize
 from lost_cities.ppo.gae import per_seat_gae
 from lost_cities.ppo.trainer import Trainer
+
+# Its module fixtures are built once a run: under xdist (--dist loadgroup) its tests share a worker.
+pytestmark = pytest.mark.xdist_group("train")
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,8 @@ lost or changed.
 The training run (lost_cities/training: the loop, guards, resume, run dirs) and its
 checkpoints (lost_cities/checkpoints.py), loaded and exported. Every training run here uses
 the one tiny config of tests/tiny_runs.py (SHARED: 3 updates, a checkpoint per update, a
-gate at updates 2 and 3) and a module-wide persistent compilation cache, so runs after the
-first reuse its compiled update.
+gate at updates 2 and 3) and the session's persistent compilation cache (tests/conftest.py;
+the killed run's process reads it too), so runs after the first reuse its compiled update.
 """
 
 import hashlib
@@ -41,6 +41,9 @@ from lost_cities.training.guards import NonFiniteError
 from lost_cities.training.loop import train
 from lost_cities.training.resume import LATER_KEYS, prepare_run_dir
 from lost_cities.training.run_dir import read_metrics
+
+# Its module fixtures are built once a run: under xdist (--dist loadgroup) its tests share a worker.
+pytestmark = pytest.mark.xdist_group("faults")
 
 
 def run(overrides, run_dir, progress=None, cli=None):
@@ -79,18 +82,7 @@ def biggest_file(step_dir, under="params"):
 
 
 @pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory):
-    before = (jax.config.jax_compilation_cache_dir, jax.config.jax_persistent_cache_min_compile_time_secs)
-    path = tmp_path_factory.mktemp("jax_cache")
-    jax.config.update("jax_compilation_cache_dir", str(path))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
-    yield path
-    jax.config.update("jax_compilation_cache_dir", before[0])
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", before[1])
-
-
-@pytest.fixture(scope="module")
-def finished(cache_dir, tmp_path_factory):
+def finished(tmp_path_factory):
     """The reference: one whole run, never touched by the tests (they work on copies)."""
     state, run_dir = run(SHARED, tmp_path_factory.mktemp("finished") / "run")
     return state, run_dir, snapshot(run_dir)
@@ -308,12 +300,12 @@ train(compose(sys.argv[3:]), sys.argv[1], overrides=[])
 """
 
 
-def test_kill_9_during_a_checkpoint_save_then_resume_is_exact(finished, cache_dir, tmp_path):
+def test_kill_9_during_a_checkpoint_save_then_resume_is_exact(finished, jax_cache, tmp_path):
     run_dir = tmp_path / "run"
     script = tmp_path / "killed.py"
     script.write_text(textwrap.dedent(KILLED_RUN))
     done = subprocess.run(
-        [sys.executable, str(script), str(run_dir), str(cache_dir), *SHARED], capture_output=True, text=True
+        [sys.executable, str(script), str(run_dir), str(jax_cache), *SHARED], capture_output=True, text=True
     )
     assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
     assert [row["update"] for row in rows(run_dir)] == [1, 2]

@@ -3,8 +3,8 @@ metrics rows and learning-rate annealing, the run dir's config, metrics and chec
 resume after an interruption equal to an uninterrupted run, the W&B offline and no-logger
 outputs, the agent loaded from a run dir, and gates during training.
 
-Every run here uses tests/tiny_runs.py's shared config and a module-wide persistent
-compilation cache, so repeated ``train()`` calls reuse one compile.
+Every run here uses tests/tiny_runs.py's shared config and the session's persistent
+compilation cache (tests/conftest.py), so repeated ``train()`` calls reuse one compile.
 """
 
 import json
@@ -15,7 +15,10 @@ import jax.flatten_util
 import numpy as np
 import pytest
 from omegaconf import OmegaConf, open_dict
-from tiny_runs import SHARED, Interrupt, StopAfter, _rows, _train, compilation_cache, make_cfg  # noqa: F401
+from tiny_runs import SHARED, Interrupt, StopAfter, _rows, _train, make_cfg
+
+# Its module fixtures are built once a run: under xdist (--dist loadgroup) its tests share a worker.
+pytestmark = pytest.mark.xdist_group("loop")
 
 
 @pytest.fixture(scope="module")
