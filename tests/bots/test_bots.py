@@ -21,6 +21,9 @@ from lost_cities.game.match import match_legal_action_mask, match_reset, match_s
 from lost_cities.game.sampling import uniform_legal_action
 from lost_cities.obs.v1 import pile_tops
 
+# Its module fixtures are built once a run: under xdist (--dist loadgroup) its tests share a worker.
+pytestmark = pytest.mark.xdist_group("bots")
+
 GAMES = 48
 PLIES = 240  # enough for three rounds of the mixed driver below
 

@@ -16,6 +16,9 @@ from lost_cities.evaluation import deal_bank
 from lost_cities.game.cards import MAX_STEPS, N_ACTIONS
 from lost_cities.game.sampling import uniform_legal_action
 
+# Its module fixtures are built once a run: under xdist (--dist loadgroup) its tests share a worker.
+pytestmark = pytest.mark.xdist_group("env_contract")
+
 ENVS = envs.names()
 GAMES = 6
 

@@ -30,6 +30,9 @@ from lost_cities.ppo import config as schema
 from lost_cities.ppo.trainer import Trainer, TrainState
 from lost_cities.training.loop import checkpoint_meta
 
+# Its module fixtures are built once a run: under xdist (--dist loadgroup) its tests share a worker.
+pytestmark = pytest.mark.xdist_group("export")
+
 GAMES, PLIES = 8, 200  # up to 1,600 positions of 3-round matches
 TOLERANCE = 1e-5
 ACTION_LOGITS_ATOL = 2e-4  # ActionNet's legal logits (|logit| up to ~50 with the drawn weights)

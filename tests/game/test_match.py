@@ -20,6 +20,9 @@ from lost_cities.game.match import (
 )
 from lost_cities.obs.v2 import match_observation
 
+# Its module fixtures are built once a run: under xdist (--dist loadgroup) its tests share a worker.
+pytestmark = pytest.mark.xdist_group("match")
+
 DISCARD_DRAW_DECK = make_action(0, 1, 0)  # always legal while the round is live
 ENV = make("match3")
 BATCH = 96  # one batch size for every batched call, so each function compiles once

@@ -24,6 +24,9 @@ from lost_cities.networks.features import (
 )
 from lost_cities.obs.v1 import observation
 
+# Its module fixtures are built once a run: under xdist (--dist loadgroup) its tests share a worker.
+pytestmark = pytest.mark.xdist_group("features")
+
 GAMES, PLIES = 64, 100
 
 

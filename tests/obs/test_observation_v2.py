@@ -20,6 +20,9 @@ from lost_cities.obs.v2 import (
     privileged_match_observation,
 )
 
+# Its module fixtures are built once a run: under xdist (--dist loadgroup) its tests share a worker.
+pytestmark = pytest.mark.xdist_group("observation_v2")
+
 BATCH = 96  # the batch size of every batched call (each function compiles once)
 DISCARD_DRAW_DECK = make_action(0, 1, 0)
 ENV = make("match3")
