@@ -29,7 +29,13 @@ import numpy as np
 from jax.sharding import NamedSharding, PartitionSpec
 from jax.tree_util import Partial
 
-from lost_cities.evaluation.stats import game_scores, paired_interval, wilson_interval
+from lost_cities.evaluation.stats import (
+    deal_intervals,
+    deal_score_counts,
+    game_scores,
+    paired_interval,
+    wilson_interval,
+)
 from lost_cities.game.cards import MAX_STEPS, N_DRAW_SOURCES
 from lost_cities.parallel import place
 
@@ -53,9 +59,20 @@ class Results(TypedDict):
     - ``schema_version`` int; ``env`` str; ``deals`` int; ``games`` int (= 2 * deals).
     - ``wins``, ``draws``, ``losses`` int: games by the sign of A's final margin.
     - ``win_rate`` float: ``(wins + draws / 2) / games`` (a draw is half a win), with
-      ``win_rate_lower`` / ``win_rate_upper``: its Wilson 95% interval over the games.
-      The two games of a deal are not independent; duplicate pairing makes them
-      negatively correlated, so treating them as independent errs on the wide side.
+      ``win_rate_lower`` / ``win_rate_upper``: its Wilson 95% interval over the games,
+      which takes the two games of a deal as independent; they share the deal.
+    - ``win_rate_deal_lower`` / ``win_rate_deal_upper`` (``None`` with fewer than two
+      deals): the win rate's normal 95% interval over the deals, each deal's score the
+      mean of its two games (0, 1/4, ..., 1): the deals are the independent units, so
+      this is the interval a claim uses (experiments/duplicate-intervals/).
+    - ``win_rate_bootstrap_lower`` / ``win_rate_bootstrap_upper``: a 95% percentile
+      bootstrap over the deals (numpy, fixed seed: ``stats.bootstrap_interval``), the
+      check that needs no normal approximation.
+    - ``game_correlation`` float or ``None`` (games that do not vary): the correlation
+      of a deal's two game scores (``stats.game_correlation``); the deal interval is about
+      ``sqrt(1 + game_correlation)`` times the Wilson's width.
+    - ``deal_scores`` list of 5 ints: the deals whose two games scored 0, 1/4, 1/2, 3/4
+      and 1 on average (what the deal intervals are computed from; parts pool by adding them).
     - ``draw_rate`` float: ``draws / games``.
     - ``margin_mean`` float: A's mean final margin in points, with ``margin_lower`` /
       ``margin_upper``: a normal 95% interval over the per-deal means of the two games
@@ -89,6 +106,12 @@ class Results(TypedDict):
     win_rate: float
     win_rate_lower: float
     win_rate_upper: float
+    win_rate_deal_lower: float | None
+    win_rate_deal_upper: float | None
+    win_rate_bootstrap_lower: float | None
+    win_rate_bootstrap_upper: float | None
+    game_correlation: float | None
+    deal_scores: list[int]
     draw_rate: float
     margin_mean: float
     margin_lower: float | None
@@ -364,6 +387,7 @@ def summarise(games, env_name) -> Results:
     wins, draws, losses = int((margin > 0).sum()), int((margin == 0).sum()), int((margin < 0).sum())
     score = game_scores(margin)
     win_rate, win_lower, win_upper = _rate(float(score.sum()), n_games)
+    seat0, seat1 = float(score[0::2].mean()), float(score[1::2].mean())
     margin_mean, margin_lower, margin_upper = paired_interval(margin)
     plies = games["round_plies"]
     hit_max = plies >= MAX_STEPS
@@ -393,6 +417,7 @@ def summarise(games, env_name) -> Results:
         "win_rate": win_rate,
         "win_rate_lower": win_lower,
         "win_rate_upper": win_upper,
+        **deal_intervals(deal_score_counts(score), wins, draws, seat0, seat1),
         "draw_rate": draws / n_games,
         "margin_mean": margin_mean,
         "margin_lower": margin_lower,
@@ -406,8 +431,8 @@ def summarise(games, env_name) -> Results:
         "natural_win_rate": natural_rate,
         "natural_win_rate_lower": natural_lower,
         "natural_win_rate_upper": natural_upper,
-        "seat0_win_rate": float(score[0::2].mean()),
-        "seat1_win_rate": float(score[1::2].mean()),
+        "seat0_win_rate": seat0,
+        "seat1_win_rate": seat1,
         "rounds": rounds,
     }
 

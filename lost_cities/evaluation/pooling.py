@@ -8,7 +8,15 @@ exactly: every field is what :func:`~lost_cities.evaluation.duplicate.summarise`
 the union of the parts' games. Counts add; rates and means are weighted by their games;
 the Wilson interval is recomputed from the pooled counts; a mean's interval is rebuilt from
 each part's deal count, mean and interval (the interval's half-width gives the part's
-standard deviation, and the law of total variance the pooled one).
+standard deviation, and the law of total variance the pooled one). The win rate's deal
+interval, bootstrap and the games' correlation are recomputed from the added
+``deal_scores`` counts (``stats.deal_intervals``, as the evaluation computes them); parts
+written before those fields existed pool with them ``None``.
+
+A part is checked before anything is pooled, and an error names its file: a number that
+is not finite (NaN, inf), counts that do not add up (wins, draws and losses to the games,
+the games to twice the deals, ``deal_scores`` to the deals), another claim's settings or
+an overlapping deal range.
 
 Each part plays its deals with keys derived from its own deal index (``first_deal=2500``
 gives deal 2500 the key deal 0 gets in a run from 0), so a stochastic agent's games in a
@@ -17,10 +25,11 @@ pooled claim are not those of one run over all the deals: the same agent, other 
 
 import itertools
 import math
+import numbers
 
 from lost_cities.evaluation.comparison import comparison
 from lost_cities.evaluation.duplicate import SCHEMA_VERSION, Results
-from lost_cities.evaluation.stats import Z95, wilson_interval
+from lost_cities.evaluation.stats import Z95, deal_intervals, wilson_interval
 
 # Rates over each part's games (or rounds), all parts with as many games (rounds) a deal.
 PER_GAME_RATES = (
@@ -34,21 +43,35 @@ PER_GAME_RATES = (
 # What makes parts one claim: they must agree on each of these they carry (run.py's
 # results have ``overrides`` and no ``bank`` or ``seed``; the CLIs' the other way round).
 IDENTITY_KEYS = ("schema_version", "env", "agent", "opponent", "bank", "seed", "search", "overrides")
+# The fields computed from ``deal_scores``: None in a pool of parts written without them.
+DEAL_KEYS = (
+    "win_rate_deal_lower",
+    "win_rate_deal_upper",
+    "win_rate_bootstrap_lower",
+    "win_rate_bootstrap_upper",
+    "game_correlation",
+    "deal_scores",
+)
 
 
-def pool_results(parts) -> Results:
+def pool_results(parts, names=None) -> Results:
     """The result of all ``parts`` (results dicts of ``lost_cities.evaluate``, each with
-    ``first_deal``) as one evaluation of their deals.
+    ``first_deal``) as one evaluation of their deals; ``names`` (their files) name a bad
+    part in the error.
 
     The parts must be one agent against one opponent (``IDENTITY_KEYS``) on disjoint deal
     ranges; a ``baseline`` and ``versus_baseline`` pool too when every part has them. The
     result adds ``parts`` (each part's ``first_deal`` and ``deals``, in bank order) and the
     sum of the parts' ``seconds``; keys it does not know are left out.
     """
-    parts = sorted(parts, key=_first_deal)
     if not parts:
         raise ValueError("nothing to pool: give at least one results file")
-    _check_one_claim(parts)
+    names = [f"part {i + 1}" for i in range(len(parts))] if names is None else [str(n) for n in names]
+    for part, name in zip(parts, names, strict=True):
+        check_part(part, name)
+    order = sorted(range(len(parts)), key=lambda i: _first_deal(parts[i]))
+    parts, names = [parts[i] for i in order], [names[i] for i in order]
+    _check_one_claim(parts, names)
     pooled = {key: parts[0][key] for key in IDENTITY_KEYS if key in parts[0]}
     pooled.update(_pool_summaries(parts))
     pooled["first_deal"] = _first_deal(parts[0])
@@ -62,7 +85,7 @@ def pool_results(parts) -> Results:
         baselines = [part["baseline"] for part in parts]
         pooled["baseline"] = _pool_summaries(baselines)
         agents = [baseline.get("agent") for baseline in baselines]
-        pooled["baseline"]["agent"] = _same(agents, "baseline agent")
+        pooled["baseline"]["agent"] = _same(agents, "baseline agent", names)
         pooled["versus_baseline"] = _pool_comparisons([part["versus_baseline"] for part in parts])
     return pooled
 
@@ -73,29 +96,74 @@ def _first_deal(part):
     return int(part["first_deal"])
 
 
-def _check_one_claim(parts):
-    for part in parts:
-        missing = [key for key in ("schema_version", "env", "deals", "agent", "opponent") if key not in part]
-        if missing:
-            raise ValueError(f"a part is not an evaluation's results (no {', '.join(missing)})")
+def _non_finite(value, where=""):
+    """The first key path under ``value`` holding a number that is not finite, or None."""
+    if isinstance(value, dict):
+        found = (_non_finite(v, f"{where}.{k}" if where else str(k)) for k, v in value.items())
+    elif isinstance(value, list):
+        found = (_non_finite(v, f"{where}[{i}]") for i, v in enumerate(value))
+    else:
+        is_bad = isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isfinite(value)
+        return f"{where}={value}" if is_bad else None
+    return next((bad for bad in found if bad is not None), None)
+
+
+def check_part(part, name):
+    """``part`` is one evaluation's finite, self-consistent results; else a ValueError naming ``name``."""
+    if not isinstance(part, dict):
+        raise ValueError(f"{name}: not an evaluation's results (a JSON object)")
+    missing = [key for key in ("schema_version", "env", "deals", "agent", "opponent") if key not in part]
+    if missing:
+        raise ValueError(f"{name}: not an evaluation's results (no {', '.join(missing)})")
+    bad = _non_finite(part)
+    if bad is not None:
+        raise ValueError(f"{name}: {bad} is not a finite number; a result with it cannot be pooled")
+    _first_deal(part, name)
+    for summary, where in ((part, ""), (part.get("baseline"), "baseline.")):
+        if summary is None:
+            continue
+        deals, games = summary.get("deals"), summary.get("games")
+        counts = [summary.get(key) for key in ("wins", "draws", "losses")]
+        if not all(isinstance(c, int) and c >= 0 for c in (deals, games, *counts)):
+            raise ValueError(f"{name}: {where}deals, games, wins, draws and losses must be counts >= 0")
+        if games != 2 * deals or sum(counts) != games:
+            raise ValueError(
+                f"{name}: {where}{deals} deals, {games} games and {'/'.join(map(str, counts))} W/D/L do not "
+                "add up (two games a deal; every game a win, draw or loss)"
+            )
+        scores = summary.get("deal_scores")
+        if scores is not None and sum(scores) != deals:
+            raise ValueError(f"{name}: {where}deal_scores counts {sum(scores)} deals, not its {deals}")
+
+
+def _first_deal(part, name="a part"):
+    first = part.get("first_deal")
+    if first is None:
+        raise ValueError(f"{name}: no first_deal: its deals are unknown, so it cannot be pooled")
+    if isinstance(first, bool) or not isinstance(first, int) or first < 0:
+        raise ValueError(f"{name}: first_deal={first!r} is not a deal bank index (a whole number >= 0)")
+    return first
+
+
+def _check_one_claim(parts, names):
     if parts[0]["schema_version"] != SCHEMA_VERSION:
         version = parts[0]["schema_version"]
-        raise ValueError(f"results schema_version {version}: this code pools {SCHEMA_VERSION}")
+        raise ValueError(f"{names[0]}: results schema_version {version}: this code pools {SCHEMA_VERSION}")
     for key in IDENTITY_KEYS:
-        _same([part.get(key) for part in parts], key)
-    for before, after in itertools.pairwise(parts):
+        _same([part.get(key) for part in parts], key, names)
+    for (before, name_before), (after, name_after) in itertools.pairwise(zip(parts, names, strict=True)):
         end = _first_deal(before) + before["deals"]
         if _first_deal(after) < end:
             raise ValueError(
-                f"deals {_first_deal(before)}-{end - 1} and {_first_deal(after)}-"
-                f"{_first_deal(after) + after['deals'] - 1} overlap: a deal may count once"
+                f"deals {_first_deal(before)}-{end - 1} ({name_before}) and {_first_deal(after)}-"
+                f"{_first_deal(after) + after['deals'] - 1} ({name_after}) overlap: a deal may count once"
             )
 
 
-def _same(values, key):
+def _same(values, key, names):
     if any(value != values[0] for value in values):
-        shown = sorted(set(map(repr, values)))
-        raise ValueError(f"the parts differ in {key} ({shown}): they are not one claim")
+        shown = ", ".join(f"{value!r} ({name})" for value, name in zip(values, names, strict=True))
+        raise ValueError(f"the parts differ in {key}: {shown}; they are not one claim")
     return values[0]
 
 
@@ -129,6 +197,14 @@ def _pool_summaries(parts):
     win_lower, win_upper = wilson_interval(wins + draws / 2, games)
     natural_lower, natural_upper = wilson_interval(natural_score, natural_games)
     margin_mean, margin_lower, margin_upper = _pool_mean(deals, parts, "margin")
+    seat0, seat1 = (
+        _weighted([part[key] for part in parts], deals) for key in ("seat0_win_rate", "seat1_win_rate")
+    )
+    if all(part.get("deal_scores") is not None for part in parts):
+        counts = [sum(column) for column in zip(*(part["deal_scores"] for part in parts), strict=True)]
+        deal = deal_intervals(counts, wins, draws, seat0, seat1)
+    else:  # parts written before the deal intervals existed
+        deal = dict.fromkeys(DEAL_KEYS)
     pooled = {
         "schema_version": parts[0]["schema_version"],
         "env": parts[0]["env"],
@@ -140,6 +216,7 @@ def _pool_summaries(parts):
         "win_rate": (wins + draws / 2) / games,
         "win_rate_lower": win_lower,
         "win_rate_upper": win_upper,
+        **deal,
         "draw_rate": draws / games,
         "margin_mean": margin_mean,
         "margin_lower": margin_lower,

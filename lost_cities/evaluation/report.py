@@ -16,12 +16,27 @@ def format_summary(results):
     )
 
 
+def format_deal_intervals(results):
+    """The win rate's intervals over deals (the ones a claim uses) and the games' correlation;
+    results pooled from parts written before these fields have none of them."""
+    r = results
+    if r.get("win_rate_deal_lower") is None and r.get("game_correlation") is None:
+        return "  win rate over deals: n/a (no deal_scores in these results)"
+    rho = "n/a" if r["game_correlation"] is None else f"{r['game_correlation']:+.3f}"
+    return (
+        f"  win rate over deals {_interval(r['win_rate_deal_lower'], r['win_rate_deal_upper'], 3)}, "
+        f"bootstrap {_interval(r['win_rate_bootstrap_lower'], r['win_rate_bootstrap_upper'], 3)} "
+        f"(the interval to claim; above: Wilson over games), a deal's two games correlate {rho}"
+    )
+
+
 def format_report(results):
     """The summary line followed by the rest of the results, per round last."""
     r = results
     natural = "n/a" if r["natural_win_rate"] is None else f"{r['natural_win_rate']:.3f}"
     lines = [
         format_summary(r),
+        format_deal_intervals(r),
         f"  W/D/L {r['wins']}/{r['draws']}/{r['losses']}, draw rate {r['draw_rate']:.4f}",
         f"  as seat 0 {r['seat0_win_rate']:.3f}, as seat 1 {r['seat1_win_rate']:.3f}",
         f"  natural-end games {r['natural_games']}: win rate {natural} "
