@@ -33,14 +33,9 @@ HERE = Path(__file__).parent
 
 
 @pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory):
-    path = tmp_path_factory.mktemp("jax_cache")
-    before = (jax.config.jax_compilation_cache_dir, jax.config.jax_persistent_cache_min_compile_time_secs)
-    jax.config.update("jax_compilation_cache_dir", str(path))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
-    yield path
-    jax.config.update("jax_compilation_cache_dir", before[0])
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", before[1])
+def cache_dir(jax_cache):
+    """The session's persistent compilation cache (tests/conftest.py), shared with the killed process."""
+    return jax_cache
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +70,7 @@ def kill_process(run_dir, cache_dir, phase, iteration, detail):
     env = {
         **os.environ,
         "JAX_COMPILATION_CACHE_DIR": str(cache_dir),
-        "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+        "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0.5",
     }
     args = [str(run_dir), phase, str(iteration)] + ([] if detail is None else [str(detail)])
     killed = subprocess.run(
