@@ -21,7 +21,17 @@ this package) and as the console script ``lost-cities-<verb>`` (``[project.scrip
 The four argparse commands take lists of files or a few flags and write no run dir, so they
 compose no config. Hydra configs are found as the package ``lost_cities.conf`` (``conf/`` in
 the checkout, shipped in the wheel), never by a path relative to the source tree.
+
+Bad input (a missing or corrupt file, a value out of range, a run dir in use) ends a command
+with ``error: <what, naming the input>`` on stderr and exit status 2 (:func:`reporting_input_errors`),
+not a traceback; ``HYDRA_FULL_ERROR=1`` shows the traceback too.
 """
+
+import functools
+import os
+import sys
+
+from lost_cities.training.lock import RunDirLocked
 
 CONF = "pkg://lost_cities.conf"  # the training config and its groups
 CLI_CONF = "pkg://lost_cities.conf.cli"  # the other Hydra CLIs' configs (no groups: `env=` is a value)
@@ -56,3 +66,36 @@ def _register_path_safe():
 
 
 _register_path_safe()
+
+
+# What bad input raises: the checks' errors, each naming the input.
+INPUT_ERRORS = (ValueError, FileNotFoundError, FileExistsError, NotADirectoryError, RunDirLocked)
+INPUT_ERROR_STATUS = 2
+
+
+def reporting_input_errors(app):
+    """Run ``app``; bad input (:data:`INPUT_ERRORS`) exits with ``error: <message>`` and status 2
+    instead of a traceback (``HYDRA_FULL_ERROR=1``: raised as it is, with its traceback). In a
+    Hydra sweep the error is raised, so that the sweep records the failed job and goes on."""
+
+    @functools.wraps(app)
+    def wrapped(*args, **kwargs):
+        try:
+            return app(*args, **kwargs)
+        except INPUT_ERRORS as error:
+            if os.environ.get("HYDRA_FULL_ERROR") == "1" or _in_sweep():
+                raise
+            print(f"error: {error}", file=sys.stderr)
+            sys.exit(INPUT_ERROR_STATUS)
+
+    return wrapped
+
+
+def _in_sweep():
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    try:
+        return HydraConfig.get().mode == RunMode.MULTIRUN
+    except ValueError:  # not a Hydra app
+        return False

@@ -6,7 +6,7 @@ from pathlib import Path
 import hydra
 
 from lost_cities import envs
-from lost_cities.cli import CLI_CONF
+from lost_cities.cli import CLI_CONF, reporting_input_errors
 from lost_cities.export.belief import export_onnx
 from lost_cities.imitation.belief import calibration, train
 from lost_cities.policies import make_policy
@@ -15,10 +15,29 @@ from lost_cities.search.belief import load, save
 ACTIONS = ("train", "check", "export")
 
 
+# The counts each action reads, with their least values (``moves``' most: imitation.belief.train).
+COUNTS = {
+    "train": {"positions": 1, "held_out": 1, "steps": 1, "batch": 1, "moves": 0},
+    "check": {"check_positions": 1},
+    "export": {},
+}
+
+
+def check_counts(cfg):
+    """The action's counts are whole numbers in range, and ``lr`` positive: named when not."""
+    for key, least in COUNTS[cfg.action].items():
+        value = cfg[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"{key}={value!r} must be a whole number >= {least}")
+    if cfg.action == "train" and not (isinstance(cfg.lr, int | float) and cfg.lr > 0):
+        raise ValueError(f"lr={cfg.lr!r} must be a positive number")
+
+
 def run(cfg):
     """The command's one job, by ``cfg.action``; every input is checked before the work."""
     if cfg.action not in ACTIONS:
         raise ValueError(f"action={cfg.action!r}; choose one of {list(ACTIONS)}")
+    check_counts(cfg)
     if cfg.action == "export":
         if cfg.out is None:
             raise ValueError("action=export needs out=<file.onnx>")
@@ -51,6 +70,7 @@ def run(cfg):
 
 
 @hydra.main(version_base=None, config_path=CLI_CONF, config_name="belief")
+@reporting_input_errors
 def main(cfg):
     run(cfg)
 

@@ -17,12 +17,25 @@ from lost_cities.benchmarks.engine import (
     train_throughput,
 )
 
+MOST = 1 << 24  # a count above this is a typo (16.8 million games or steps)
+
+
+def positive(text):
+    """A whole number in 1..:data:`MOST` (argparse names the flag in its error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= value <= MOST:
+        raise argparse.ArgumentTypeError(f"{value} must be in 1..{MOST}")
+    return value
+
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m lost_cities.bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--batch", type=int, default=8192)
-    parser.add_argument("--steps", type=int, default=256)
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--batch", type=positive, default=8192, help="games stepped at once")
+    parser.add_argument("--steps", type=positive, default=256, help="steps per timed run")
+    parser.add_argument("--runs", type=positive, default=5, help="timed runs (the median is printed)")
     parser.add_argument("--skip-train", action="store_true", help="skip the PPO training throughput")
     parser.add_argument("--devices", default="all", help="the training update's devices: all or a count")
     args = parser.parse_args(argv)

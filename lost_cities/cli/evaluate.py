@@ -14,7 +14,7 @@ from pathlib import Path
 import hydra
 from hydra.core.hydra_config import HydraConfig
 
-from lost_cities.cli import CLI_CONF
+from lost_cities.cli import CLI_CONF, reporting_input_errors
 from lost_cities.evaluation.matchup import run
 from lost_cities.evaluation.provenance import provenance
 from lost_cities.evaluation.report import format_comparison, format_report
@@ -51,9 +51,11 @@ def write_results(results, cfg, name="results.json"):
 
 
 def removing_empty_run_dir(app):
-    """Run ``app(cfg)``; on failure remove the run dir Hydra made if the app left it empty."""
+    """Run ``app(cfg)``; on failure remove the run dir Hydra made if the app left it empty,
+    and report bad input as ``error: ...`` (:func:`lost_cities.cli.reporting_input_errors`)."""
 
     @functools.wraps(app)
+    @reporting_input_errors
     def wrapped(cfg):
         try:
             return app(cfg)

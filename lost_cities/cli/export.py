@@ -12,11 +12,12 @@ from pathlib import Path
 
 import hydra
 
-from lost_cities.cli import CLI_CONF
+from lost_cities.cli import CLI_CONF, reporting_input_errors
 from lost_cities.export import export
 
 
 @hydra.main(version_base=None, config_path=CLI_CONF, config_name="export")
+@reporting_input_errors
 def main(cfg):
     logging.getLogger("absl").setLevel(logging.WARNING)  # orbax logs every checkpoint operation at INFO
     model, manifest_path = export(cfg.checkpoint, cfg.out, cfg.name, cfg.evaluation, cfg.which)

@@ -5,8 +5,9 @@ first_deal=N``), pooled into the result of all their deals
 (:func:`lost_cities.evaluation.pooling.pool_results`): how a claim too slow for one
 run is made in parts. Prints the pooled report and the parts' deal ranges; ``--out``
 writes the pooled result as JSON (``RESULTS_SCHEMA`` plus ``parts``). Parts that are not one
-claim (another agent, opponent, env, bank, seed or search knobs; overlapping deals) are an
-error, and nothing is written. A plain argparse CLI: it takes a list of files.
+claim (another agent, opponent, env, bank, seed or search knobs; overlapping deals) or not
+sound (a NaN, counts that do not add up) are an error naming the file, and nothing is
+written. A plain argparse CLI: it takes a list of files.
 """
 
 import argparse
@@ -20,14 +21,13 @@ from lost_cities.evaluation.report import format_comparison, format_report
 
 
 def read_parts(paths):
+    """Each file's JSON (NaN and Infinity read as numbers, so that the check names them)."""
     parts = []
     for path in paths:
         try:
             parts.append(json.loads(Path(path).read_text()))
-        except (OSError, json.JSONDecodeError) as error:
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
             raise ValueError(f"{path}: {error}") from error
-        if not isinstance(parts[-1], dict):
-            raise ValueError(f"{path}: not an evaluation's results (a JSON object)")
     return parts
 
 
@@ -41,7 +41,7 @@ def main(argv=None):
     if args.out and args.out.exists() and not args.overwrite:
         parser.exit(2, f"error: --out {args.out} exists; choose another path, or pass --overwrite\n")
     try:
-        pooled = pool_results(read_parts(args.parts))
+        pooled = pool_results(read_parts(args.parts), names=args.parts)
     except (KeyError, ValueError) as error:
         parser.exit(2, f"error: {error}\n")
     ranges = ", ".join(f"{p['first_deal']}-{p['first_deal'] + p['deals'] - 1}" for p in pooled["parts"])

@@ -4,11 +4,12 @@
 import hydra
 from hydra.core.hydra_config import HydraConfig
 
-from lost_cities.cli import CLI_CONF
+from lost_cities.cli import CLI_CONF, reporting_input_errors
 from lost_cities.training.recipe import run
 
 
 @hydra.main(version_base=None, config_path=CLI_CONF, config_name="recipe")
+@reporting_input_errors
 def main(cfg):
     run(cfg, HydraConfig.get().runtime.output_dir, list(HydraConfig.get().overrides.task))
 

@@ -26,6 +26,8 @@ def main(argv=None):
         ]
     except ReplayError as error:
         sys.exit(f"replay failed: {error}")
+    except (OSError, UnicodeDecodeError) as error:  # a missing, unreadable or binary file
+        sys.exit(f"replay failed: {args.log}: {error}")
     for i, result in enumerate(results, 1):
         print(json.dumps(result.__dict__) if args.json else format_game(i, result))
 

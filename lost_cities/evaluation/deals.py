@@ -21,6 +21,9 @@ from lost_cities.game.cards import N_CARDS
 ROUNDS_PER_DEAL = 3  # a deal holds what the longest game (match3) needs
 
 _SEEDS = {"v1": 20_261_130}
+# The most deals a bank is drawn to (first + n): 1,000,000 deals hold 720 MB and take minutes
+# to draw, a hundred times a strength claim's 10,000; a bigger number is a typo, refused at once.
+MAX_DEALS = 1_000_000
 
 
 @functools.lru_cache(maxsize=8)
@@ -44,15 +47,25 @@ def deal_bank(n: int, version: str = "v1", first: int = 0):
 
     The arrays are read-only (they are cached and shared between callers).
     """
-    if version not in _SEEDS:
-        raise ValueError(f"unknown deal bank version {version!r}; choose one of {sorted(_SEEDS)}")
+    check_bank(n, version, first)
     n, first = int(n), int(first)
-    if n < 1:
-        raise ValueError(f"a deal bank needs at least one deal, got n={n}")
-    if first < 0:
-        raise ValueError(f"the first deal is a bank index >= 0, got first={first}")
     deck_orders, coins = _cached_bank(first + n, version)
     return deck_orders[first:], coins[first:]
+
+
+def check_bank(n, version="v1", first=0):
+    """Refuse what :func:`deal_bank` cannot give, naming the setting (``bank``, ``deals``,
+    ``first_deal``): a check that costs nothing, made before any agent is loaded."""
+    if version not in _SEEDS:
+        raise ValueError(f"bank={version!r}: no such deal bank version; the versions are {sorted(_SEEDS)}")
+    for key, value, minimum in (("deals", n, 1), ("first_deal", first, 0)):
+        if isinstance(value, bool) or int(value) != value or value < minimum:
+            raise ValueError(f"{key}={value!r} must be a whole number >= {minimum}")
+    if int(first) + int(n) > MAX_DEALS:
+        raise ValueError(
+            f"first_deal={first} + deals={n} reaches past deal {MAX_DEALS:,}, the most a bank is drawn "
+            f"to ({MAX_DEALS:,} deals hold 720 MB; a claim takes 10,000)"
+        )
 
 
 def bank_versions():

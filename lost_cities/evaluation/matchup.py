@@ -10,7 +10,7 @@ from tqdm import tqdm
 
 from lost_cities import envs
 from lost_cities.evaluation.comparison import compare
-from lost_cities.evaluation.deals import deal_bank
+from lost_cities.evaluation.deals import check_bank, deal_bank
 from lost_cities.evaluation.duplicate import play_duplicate, summarise
 from lost_cities.policies import make_policy
 
@@ -29,6 +29,7 @@ def setup(cfg):
     for key in ("deals", "batch_size"):
         whole_number(cfg, key)
     whole_number(cfg, "first_deal", minimum=0)  # a bank index
+    check_bank(cfg.deals, cfg.bank, cfg.first_deal)  # before any agent is loaded (a search's takes minutes)
     env = envs.make(cfg.env)
     policy_a = make_policy(cfg.agent, env, **search_knobs(cfg))
     policy_b = make_policy(cfg.opponent, env)

@@ -13,6 +13,7 @@ from pathlib import Path
 import jax
 
 from lost_cities.envs import make as make_env
+from lost_cities.envs import names as env_names
 from lost_cities.networks.features import AF_VERSION
 
 
@@ -32,6 +33,11 @@ def matching_env(path, meta, env, remedy):
     """The env to play a saved agent in: ``env`` (an Env or its name), else the one it was
     trained on; refuses an env whose observation differs from the agent's (``meta``).
     ``remedy`` says what to do instead, with ``{trained}`` for the agent's env name."""
+    if meta["env"] not in env_names():
+        raise ValueError(
+            f"{path}: the agent was trained on env {meta['env']!r}, which this package does not have "
+            f"(it has {env_names()}); a model of another version of the package?"
+        )
     env = make_env(meta["env"]) if env is None else (make_env(env) if isinstance(env, str) else env)
     if (env.obs_version, env.obs_dim) != (meta["obs_version"], meta["obs_dim"]):
         raise ValueError(
@@ -61,6 +67,7 @@ def shipped_model(name):
 
 
 FEATURE_BLOCKS = (None, AF_VERSION)  # the input feature blocks an exported model may take
+MANIFEST_KEYS = ("env", "obs_version", "obs_dim", "network")  # what loading a model reads of its manifest
 
 
 def read_manifest(path):
@@ -71,7 +78,19 @@ def read_manifest(path):
             f"{path}: no manifest {manifest_path} beside the model; export the checkpoint again "
             "with `python -m lost_cities.export checkpoint=... out=...`, which writes both"
         )
-    meta = json.loads(manifest_path.read_text())
+    try:
+        meta = json.loads(manifest_path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(
+            f"{path}: its manifest {manifest_path} is not JSON ({error}); export the model again"
+        ) from error
+    missing = (
+        [key for key in MANIFEST_KEYS if key not in meta] if isinstance(meta, dict) else list(MANIFEST_KEYS)
+    )
+    if missing:
+        raise ValueError(
+            f"{path}: its manifest {manifest_path} lacks {missing}: not a manifest of lost_cities.export"
+        )
     if meta.get("features") not in FEATURE_BLOCKS:
         known = ", ".join(str(name) for name in FEATURE_BLOCKS if name)
         raise ValueError(

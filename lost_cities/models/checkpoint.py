@@ -141,5 +141,6 @@ def load_exported(path, env=None):
     env = matching_env(path, meta, env, "play it on env {trained}")
     network = build_network(OmegaConf.create(meta["network"]), SharedCritic(gae_lambda=0.0))
     template = network.init(jax.random.PRNGKey(0), jnp.zeros((1, env.obs_dim)), jnp.zeros((1, 0)))
+    params = read_policy_params(path, template)
     print(f"loaded {path} (its policy's weights, in JAX)", file=sys.stderr)
-    return Agent(env, network, read_policy_params(path, template), meta)
+    return Agent(env, network, params, meta)

@@ -26,6 +26,20 @@ def layer_name(module_path):
     return module
 
 
+def read_initializers(path):
+    """``{name: array}`` of the exported model's weights; a file that onnx cannot read (cut
+    off, corrupt, not ONNX) is a ValueError naming it, not protobuf's ``DecodeError``."""
+    try:
+        return {init.name: numpy_helper.to_array(init) for init in onnx.load(str(path)).graph.initializer}
+    except Exception as error:  # protobuf's DecodeError, numpy's reshape of a cut-off tensor, ...
+        raise ValueError(
+            f"{path}: not a readable ONNX model ({type(error).__name__}: {error}); {REMEDY}"
+        ) from error
+
+
+REMEDY = "the file is cut off or corrupt: copy it again, or export it again with python -m lost_cities.export"
+
+
 def read_policy_params(path, template):
     """``template`` (a network's params, ``{"params": {...}}``) with every policy weight read from
     the exported model at ``path``: the model's initializers are its trained policy, named by
@@ -33,7 +47,7 @@ def read_policy_params(path, template):
     values. A weight the model lacks, or holds in another shape, is an error that names it: the
     template is not the network the model was exported from (each layer's input is the one
     before it, so a missing or extra layer shows as such a weight)."""
-    initializers = {init.name: numpy_helper.to_array(init) for init in onnx.load(str(path)).graph.initializer}
+    initializers = read_initializers(path)
 
     def read(key_path, leaf):
         names = [key.key for key in key_path]

@@ -18,6 +18,7 @@ from jax.tree_util import Partial
 
 from lost_cities.game.cards import N_ACTIONS
 from lost_cities.models.base import check_rng, matching_env, read_manifest
+from lost_cities.models.exported import REMEDY
 from lost_cities.networks.features import AF_VERSION, batched_action_features
 
 # Per manifest ``features``: the input names and the JAX function that computes them from obs.
@@ -83,7 +84,13 @@ def load_onnx(path, env=None):
     env = matching_env(path, meta, env, "play it on env {trained} or export a model trained on that env")
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1  # one position at a time: threads cost more than they give
-    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    try:
+        session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as error:  # onnxruntime's InvalidProtobuf, Fail, ...: one message naming the file
+        reason = str(error).splitlines()[0][:300]
+        raise ValueError(
+            f"{path}: not a readable ONNX model ({type(error).__name__}: {reason}); {REMEDY}"
+        ) from error
     model_dim = session.get_inputs()[0].shape[-1]
     if model_dim != meta["obs_dim"]:
         raise ValueError(
