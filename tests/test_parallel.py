@@ -11,12 +11,15 @@ an all-reduce), so floats may differ in the last bits; every metric and paramete
 agree to ``RTOL``/``ATOL`` after the run's updates (and the integer counts exactly).
 """
 
+import faulthandler
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +27,13 @@ import pytest
 
 RTOL, ATOL = 1e-5, 1e-6
 
-TIMEOUT = 300
+# A hang guard, not a budget: the two-process scenario took 327 and 348 s on the shared 2-core
+# machine (load 8-11), where 300 s cut it in the resume, its last phase (the timeouts taken for
+# a hang there). Each process compiles the run, and again in the resume (a new Trainer is a new
+# jit); a persistent compile cache would spare process 0 only (JAX writes it from process 0,
+# and process 1 found none of its programs there: sampled stacks), which then waits for
+# process 1 at the first collective. A process that does hang prints its stacks when stopped.
+TIMEOUT = 900
 # A constant learning rate: a resume to more updates then runs the very program the run
 # compiled (an annealed rate's schedule depends on the total), found in the compile cache.
 CONSTANT_LR = ["ppo.anneal_lr=false"]
@@ -90,25 +99,33 @@ def _finish(process, what):
     assert process.returncode == 0, f"{what} failed:\n{out.decode()[-4000:]}"
 
 
-def _finish_together(processes):
-    """Wait for processes that wait on each other. When one fails or runs past ``TIMEOUT``
-    the rest are stopped (they would wait at a barrier for ever) and the test fails with
-    every one's output: the one stuck at a barrier is often not the one whose error put it
-    there."""
+def _finish_together(processes, logs):
+    """Wait for processes that wait on each other. When one fails the rest are stopped (they
+    would wait at a barrier for ever); when they run past ``TIMEOUT`` together, each still
+    running first prints every thread's Python stack (``faulthandler`` on ``SIGUSR1``: where
+    it waits), then is stopped. The test then fails with every process's output: the one
+    stuck at a barrier is often not the one whose error put it there."""
+    deadline = time.monotonic() + TIMEOUT
+    while any(p.poll() is None for p in processes):
+        failed = any(p.poll() not in (None, 0) for p in processes)
+        if failed or time.monotonic() > deadline:
+            running = [p for p in processes if p.poll() is None]
+            for p in running if not failed else ():
+                p.send_signal(signal.SIGUSR1)
+            time.sleep(0 if failed else 5)
+            for p in running:
+                p.kill()
+            break
+        time.sleep(0.5)
     outputs = []
-    for process in processes:
-        try:
-            out, _ = process.communicate(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            out = process.communicate()[0] + f"\n[stopped after {TIMEOUT} s]".encode()
-        outputs.append(out.decode())
-        if process.returncode != 0:
-            for other in processes:
-                other.kill()
+    for process, log in zip(processes, logs, strict=True):
+        process.wait()
+        out = log.read_text(errors="replace")
+        stopped = process.returncode == -signal.SIGKILL
+        outputs.append(out + (f"\n[stopped after {TIMEOUT} s or another's failure]" if stopped else ""))
     if any(process.returncode != 0 for process in processes):
         report = "\n".join(
-            f"--- process {i} (exit {process.returncode}):\n{out[-3000:]}"
+            f"--- process {i} (exit {process.returncode}):\n{out[-6000:]}"
             for i, (process, out) in enumerate(zip(processes, outputs, strict=True))
         )
         pytest.fail(f"the processes did not all finish:\n{report}")
@@ -178,20 +195,22 @@ def test_two_processes_match_one_process(device_runs, tmp_path, full):
     """Two processes joined by jax.distributed train one run: process 0's run dir holds
     the 1-device run's metrics and parameters; process 1 writes nothing of its own. A copy,
     resumed by both processes for a 4th update (each restores its shards), continues as the
-    1-device resume does. (--full: two more processes compile the run; 4.5 min, loaded.)"""
+    1-device resume does. (--full: two more processes compile the run; 5.5-6 min, loaded.)"""
     if not full:
         pytest.skip("--full: two processes joined by jax.distributed")
     port = _free_port()
-    workers = []
+    workers, logs = [], []
     for i in range(2):
         env = {
             "JAX_COORDINATOR_ADDRESS": f"127.0.0.1:{port}",
             "JAX_NUM_PROCESSES": "2",
             "JAX_PROCESS_ID": str(i),
         }
-        out = {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}
-        workers.append(_script("distributed", tmp_path / f"hydra{i}", tmp_path / "resumed", env=env, **out))
-    _finish_together(workers)
+        logs.append(tmp_path / f"process{i}.log")
+        with open(logs[-1], "w") as out:  # a file, not a pipe: nobody reads while they run
+            args = ("distributed", tmp_path / f"hydra{i}", tmp_path / "resumed")
+            workers.append(_script(*args, env=env, stdout=out, stderr=subprocess.STDOUT))
+    _finish_together(workers, logs)
     run_dir = tmp_path / "hydra0"
     assert not (tmp_path / "hydra1").exists()  # process 1 used process 0's run dir
     assert_same_run(device_runs / "one", run_dir)
@@ -231,13 +250,25 @@ def _distributed_scenario(run_dir, resumed):
     from lost_cities import distributed
 
     assert jax.process_count() == 2 and jax.device_count() == 2
+    _phase("training")
     _train(Path(run_dir), CONSTANT_LR)
     if distributed.is_main():
         shutil.copytree(run_dir, resumed)
     distributed.barrier("the copy to resume is written")
+    _phase("resuming")
     _train(Path(run_dir), [f"resume={resumed}", "ppo.total_decisions=1024"])
+    _phase("done")
+
+
+STARTED = time.monotonic()
+
+
+def _phase(name):
+    """A timestamped line in the process's output: where a slow or stuck process got to."""
+    print(f"[{time.monotonic() - STARTED:6.1f} s] {name}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # the stacks, when a test times out
     scenario, *args = sys.argv[1:]
     {"devices": _devices_scenario, "distributed": _distributed_scenario}[scenario](*args)

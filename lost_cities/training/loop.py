@@ -228,17 +228,19 @@ def _resume(cfg, state, shardings, run_dir, total):
             f"pass ppo.total_decisions=<more than {done * cfg.ppo.num_envs * cfg.ppo.rollout_length}>"
         )
     # Past the checks: only now does the resume write into the run dir (process 0 only).
-    if not distributed.is_main():
-        return state
-    for step, _ in skipped:
-        moved = quarantine(latest, step)
-        print(f"resume: moved the bad checkpoint {latest}/{step} to {moved}", file=sys.stderr)
-    saved_total = OmegaConf.load(run_dir / CONFIG_FILE).ppo.total_decisions
-    if saved_total != cfg.ppo.total_decisions:
-        (run_dir / CONFIG_FILE).write_text(OmegaConf.to_yaml(cfg, resolve=True))
-        print(f"resume: extending the run from {saved_total} to {cfg.ppo.total_decisions} decisions")
-    print(f"resume: continuing {run_dir} from {latest}/{done} (update {done} of {total})")
-    _truncate_rows(run_dir, done)
+    if distributed.is_main():
+        for step, _ in skipped:
+            moved = quarantine(latest, step)
+            print(f"resume: moved the bad checkpoint {latest}/{step} to {moved}", file=sys.stderr)
+        saved_total = OmegaConf.load(run_dir / CONFIG_FILE).ppo.total_decisions
+        if saved_total != cfg.ppo.total_decisions:
+            (run_dir / CONFIG_FILE).write_text(OmegaConf.to_yaml(cfg, resolve=True))
+            print(f"resume: extending the run from {saved_total} to {cfg.ppo.total_decisions} decisions")
+        print(f"resume: continuing {run_dir} from {latest}/{done} (update {done} of {total})")
+        _truncate_rows(run_dir, done)
+    # The others read the run dir next (metrics.jsonl, the checkpoint dirs their orbax managers
+    # list): not while process 0 rewrites it, or they could see another run than it does.
+    distributed.barrier("resume: process 0 has written the run dir")
     return state
 
 
