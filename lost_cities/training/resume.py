@@ -149,6 +149,8 @@ LATER_KEYS = {
     "ppo.anchor_kl": 0.0,
     "ppo.lr_warmup_updates": 0,
     "ppo.anneal_restarts": [],  # a run extended before it existed: its config.yaml lacks its restarts
+    "ppo.magnet_kl": 0.0,
+    "ppo.magnet_reset_updates": 0,
     "init.start": None,  # init=bc only
 }
 
