@@ -4,10 +4,15 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only; no display on servers
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
+
+FIRST = "champions/0000"
 
 
 def _series(rows, name, metric):
     points = [(r["iteration"], r.get(f"anchors/{name}/{metric}")) for r in rows]
+    if name == "first":  # the first champion against itself: 0, not played
+        points = [(i, 0.0 if r["champion"] == FIRST else v) for (i, v), r in zip(points, rows, strict=True)]
     return [p for p in points if p[1] is not None]
 
 
@@ -29,6 +34,7 @@ def plot_curve(rows, path):
         ax.plot(promoted, [ax.get_ylim()[0]] * len(promoted), "^", color="tab:green", label="promoted")
         ax.set_title("margin vs the first champion" if name == "first" else f"win rate vs {name}")
         ax.set_xlabel("iteration")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
