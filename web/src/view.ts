@@ -338,7 +338,8 @@ function sidePanel(app: App): string {
     const speed = m === null ? 'no move yet' : `median ${m.toFixed(1)} ms/move`;
     const placeholder = policy.manifest.placeholder ? ' <span class="warn">placeholder: random weights, not a trained agent</span>' : '';
     const agent = policy.agent;
-    const about = agent.level ? `<br><small>${escapeHtml(agent.level.about)} ${ratingText(app.ratings, agent)}.</small>` : '';
+    const rating = ratingText(app.ratings, agent);
+    const about = agent.level ? `<br><small>${escapeHtml(agent.level.about)} ${rating[0].toUpperCase()}${rating.slice(1)}.</small>` : '';
     model = `<b data-testid="opponent-name">${escapeHtml(playerName(agent))}</b>${placeholder}${about}
       <details class="more"><summary>Details</summary><small>${escapeHtml(agent.name)}<br>Measured: ${escapeHtml(describeStrength(agent.strength))}</small><br><small data-testid="agent-speed">obs ${escapeHtml(String(policy.manifest.obs_version))} · ${policy.backend} · ${speed}</small></details>`;
   }
