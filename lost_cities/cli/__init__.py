@@ -7,7 +7,7 @@ this package) and as the console script ``lost-cities-<verb>`` (``[project.scrip
 | ``train``        | ``conf/config.yaml`` + groups        | ``training.loop.run``: PPO in a run dir       |
 | ``pretrain``     | ``conf/pretrain.yaml``               | ``training.pretrain.pretrain``: a clone       |
 | ``recipe``       | ``conf/cli/recipe.yaml``             | ``training.recipe.run``: a chain of runs      |
-| ``improve``      | ``conf/improve.yaml``                | ``improvement.loop.run``: the self-improvement loop |
+| ``improve``      | ``conf/improve.yaml``                | ``improvement.loop.run``: self-improvement   |
 | ``evaluate``     | ``conf/cli/evaluate.yaml``           | ``evaluation.matchup.run``: duplicate games   |
 | ``tournament``   | ``conf/cli/tournament.yaml``         | the same, ``a`` vs ``b``, one summary line    |
 | ``carry_probe``  | ``conf/cli/carry_probe.yaml``        | ``evaluation.carry.carry_probe``: round 3     |
