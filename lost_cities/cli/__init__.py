@@ -9,7 +9,7 @@ this package) and as the console script ``lost-cities-<verb>`` (``[project.scrip
 | ``recipe``       | ``conf/cli/recipe.yaml``             | ``training.recipe.run``: a chain of runs      |
 | ``improve``      | ``conf/improve.yaml``                | ``improvement.loop.run``: self-improvement   |
 | ``evaluate``     | ``conf/cli/evaluate.yaml``           | ``evaluation.matchup.run``: duplicate games   |
-| ``tournament``   | ``conf/cli/tournament.yaml``         | the same, ``a`` vs ``b``, one summary line    |
+| ``tournament``   | ``conf/cli/tournament.yaml``         | ``a`` vs ``b``, or all-play-all ratings       |
 | ``carry_probe``  | ``conf/cli/carry_probe.yaml``        | ``evaluation.carry.carry_probe``: round 3     |
 | ``export``       | ``conf/cli/export.yaml``             | ``export.export``: ONNX + manifest            |
 | ``belief``       | ``conf/cli/belief.yaml``             | fit, check or export a learned belief         |
