@@ -59,8 +59,17 @@ from lost_cities.training.run_dir import remove_if_empty
 CONFIG_FILE = "config.yaml"
 STATE_FILE = "state.json"
 ROWS_FILE = "iterations.jsonl"
-# Overrides a resume may give: none changes what the iterations already done compute.
-RESUME_ALLOWED = ("resume", "iterations", "time_limit_minutes", "progress", "devices")
+# Overrides a resume may give: none changes what the iterations already done compute (a
+# gate's size applies from the next gate on; each gate starts where the last one ended).
+RESUME_ALLOWED = (
+    "resume",
+    "iterations",
+    "time_limit_minutes",
+    "progress",
+    "devices",
+    "gate.deals",
+    "gate.batch_size",
+)
 # Search knobs the teacher cannot take: the loop's rollouts are the champion's (or a fixed
 # `rollout` policy's), valued at the round's end, in uniform or belief-dealt worlds.
 UNSUPPORTED_KNOBS = ("leaf", "opponent_rollout", "next_move", "proposer", "endgame", "depth")
@@ -251,13 +260,20 @@ class Loop:
         path = self.run_dir / "gates" / f"{iteration:04d}.json"
         if path.exists():
             return json.loads(path.read_text())
-        first = cfg.first + (iteration - 1) * cfg.deals
+        first = self._gate_first(iteration)
         results = self._match(Partial(policy, student.params), Partial(policy, champion.params), cfg, first)
         results["deals_first"] = first
         path.parent.mkdir(exist_ok=True)
         _write_json(path, results)
         self._step("gate", iteration)
         return results
+
+    def _gate_first(self, iteration):
+        """Iteration ``iteration``'s first gate deal: where the previous gate's deals ended."""
+        if iteration == 1:
+            return self.cfg.gate.first
+        previous = json.loads((self.run_dir / "gates" / f"{iteration - 1:04d}.json").read_text())
+        return previous["deals_first"] + previous["deals"]
 
     def _match(self, a, b, cfg, first):
         deck_orders, coins = deal_bank(cfg.deals, first=first)
@@ -374,7 +390,7 @@ def _conflicts(cfg, saved):
     return sorted(
         k
         for k in set(mine) | set(theirs)
-        if k.split(".")[0] not in RESUME_ALLOWED and mine.get(k) != theirs.get(k)
+        if not any(k == a or k.startswith(a + ".") for a in RESUME_ALLOWED) and mine.get(k) != theirs.get(k)
     )
 
 
@@ -411,7 +427,7 @@ def prepare(cfg, run_dir):
             f"Only {list(RESUME_ALLOWED[1:])} may change on resume"
         )
     for key in RESUME_ALLOWED:
-        saved[key] = cfg[key]
+        OmegaConf.update(saved, key, OmegaConf.select(cfg, key), merge=False)
     _check_devices(saved)
     saved.resume = str(run_dir)
     OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(schema.ImproveConfig), saved))

@@ -125,6 +125,8 @@ def test_the_rows_follow_the_promotion_rule_and_name_the_champion(reference):
         champion = f"students/{row['iteration']:04d}" if row["promoted"] else champion
         assert row["champion"] == champion
         assert row["labels/made"] == 2 * 4 * 4 and row["gate/deals"] == 4
+        gate = json.loads((reference / "gates" / f"{row['iteration']:04d}.json").read_text())
+        assert gate["deals_first"] == 20000 + 4 * (row["iteration"] - 1)  # fresh deals, gate after gate
         assert 0 <= row["student/accuracy"] <= 1 and row["time/iteration"] > 0
     state = json.loads((reference / "state.json").read_text())
     assert state == {"iteration": 2, "champion": champion, "champion_iteration": int(champion[-4:])}
@@ -144,5 +146,6 @@ def test_a_resume_refuses_a_changed_setting_and_a_dir_that_is_no_run(reference, 
         prepare(tiny_cfg([f"resume={reference}", "student.lr=0.5"]), reference)
     with pytest.raises(FileNotFoundError, match="no config.yaml"):
         prepare(tiny_cfg([f"resume={tmp_path}"]), tmp_path)
-    cfg, _ = prepare(tiny_cfg([f"resume={reference}", "iterations=3"]), reference)  # going on is allowed
-    assert cfg.iterations == 3 and cfg.student.lr == tiny_cfg().student.lr
+    cfg, _ = prepare(tiny_cfg([f"resume={reference}", "iterations=3", "gate.deals=6"]), reference)
+    assert cfg.iterations == 3 and cfg.gate.deals == 6  # going on, with bigger gates, is allowed
+    assert cfg.student.lr == tiny_cfg().student.lr
