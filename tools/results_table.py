@@ -140,6 +140,8 @@ def render(claims=None, root=ROOT):
             raise ClaimError(f"{root / file}: its agent {agent!r} is not shipped in {AGENTS}")
     rows = []
     for entry in entries:
+        if "bot" in entry:  # a scripted level: its model serves the page's hints, its claim is not the bot's
+            continue
         agent, shown = entry["id"], shown_strength(entry, root)
         files = [root / file for claimed, file in claims if claimed == agent]
         for path in files:
