@@ -383,20 +383,44 @@ def _flat(node, prefix=""):
             yield f"{prefix}{key}", value
 
 
-def _conflicts(cfg, saved):
-    """The settings a resume would change that it may not (all but ``RESUME_ALLOWED``)."""
-    mine = dict(_flat(OmegaConf.to_container(cfg, resolve=True)))
-    theirs = dict(_flat(OmegaConf.to_container(saved, resolve=True)))
+def _allowed(key):
+    return any(key == a or key.startswith(a + ".") for a in RESUME_ALLOWED)
+
+
+def _value(cfg, key):
+    value = OmegaConf.select(cfg, key, default=None)
+    return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
+
+
+def _conflicts(cfg, saved, overrides):
+    """The settings a resume would change that it may not (all but ``RESUME_ALLOWED``): those
+    the command line gives (``overrides``) with another value than the run's; from Python
+    (``overrides`` None) every setting of ``cfg``."""
+    if overrides is None:
+        mine = dict(_flat(OmegaConf.to_container(cfg, resolve=True)))
+        theirs = dict(_flat(OmegaConf.to_container(saved, resolve=True)))
+        keys = set(mine) | set(theirs)
+        return sorted(k for k in keys if not _allowed(k) and mine.get(k) != theirs.get(k))
+    keys = [o.lstrip("+~").split("=", 1)[0] for o in overrides]
     return sorted(
         k
-        for k in set(mine) | set(theirs)
-        if not any(k == a or k.startswith(a + ".") for a in RESUME_ALLOWED) and mine.get(k) != theirs.get(k)
+        for k in keys
+        if not k.startswith("hydra.") and not _allowed(k) and _value(cfg, k) != _value(saved, k)
     )
 
 
-def prepare(cfg, run_dir):
+def _hydra_overrides():
+    """The command line's overrides, or None outside a Hydra app."""
+    try:
+        return list(HydraConfig.get().overrides.task)
+    except ValueError:
+        return None
+
+
+def prepare(cfg, run_dir, overrides=None):
     """``(cfg, run_dir)``: a new run's checked dir with its config written, or the resumed
-    run's own dir and saved config (with the allowed overrides applied)."""
+    run's own dir and saved config (with the allowed overrides applied). A resume refuses the
+    command line's ``overrides`` (default: Hydra's) that would change the run."""
     if cfg.resume is None:
         OmegaConf.to_object(cfg)  # the schema's checks
         _teacher_config(cfg.teacher)
@@ -419,15 +443,18 @@ def prepare(cfg, run_dir):
             f"resume={cfg.resume}: no {CONFIG_FILE} there; pass a run dir of lost_cities.improve"
         )
     saved = OmegaConf.load(run_dir / CONFIG_FILE)
-    conflicts = _conflicts(cfg, saved)
+    given = _hydra_overrides() if overrides is None else list(overrides)
+    conflicts = _conflicts(cfg, saved, given)
     if conflicts:
         raise ValueError(
             f"resume={cfg.resume} continues the run with the config it started with; "
             f"these differ: {conflicts}. "
             f"Only {list(RESUME_ALLOWED[1:])} may change on resume"
         )
-    for key in RESUME_ALLOWED:
-        OmegaConf.update(saved, key, OmegaConf.select(cfg, key), merge=False)
+    given_keys = None if given is None else {o.lstrip("+~").split("=", 1)[0] for o in given}
+    for key in RESUME_ALLOWED:  # from the command line; from Python, all of cfg's
+        if given_keys is None or key in given_keys:
+            OmegaConf.update(saved, key, OmegaConf.select(cfg, key), merge=False)
     _check_devices(saved)
     saved.resume = str(run_dir)
     OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(schema.ImproveConfig), saved))

@@ -149,3 +149,18 @@ def test_a_resume_refuses_a_changed_setting_and_a_dir_that_is_no_run(reference, 
     cfg, _ = prepare(tiny_cfg([f"resume={reference}", "iterations=3", "gate.deals=6"]), reference)
     assert cfg.iterations == 3 and cfg.gate.deals == 6  # going on, with bigger gates, is allowed
     assert cfg.student.lr == tiny_cfg().student.lr
+
+
+def test_a_command_line_resume_needs_only_the_run_dir(reference):
+    """``python -m lost_cities.improve resume=<dir>``: the defaults differ from the run's own
+    settings, but only the command line's overrides are held against the run."""
+    from hydra import compose, initialize_config_module
+
+    with initialize_config_module(config_module="lost_cities.conf", version_base=None):
+        plain = compose("improve", overrides=[f"resume={reference}", "gate.deals=8", "student.lr=0.5"])
+    with pytest.raises(ValueError, match=r"\['student\.lr'\]"):
+        prepare(plain, reference, overrides=[f"resume={reference}", "gate.deals=8", "student.lr=0.5"])
+    cfg, _ = prepare(plain, reference, overrides=[f"resume={reference}", "gate.deals=8"])
+    assert cfg.gate.deals == 8  # given, and allowed
+    assert cfg.generate.games == tiny_cfg().generate.games  # the run's own, not the default
+    assert cfg.network == tiny_cfg().network and cfg.env.name == "single_round"
