@@ -54,11 +54,11 @@ from lost_cities.search.belief import load as load_belief
 from lost_cities.search.belief import world_sampler
 from lost_cities.search.config import load_preset
 from lost_cities.training.lock import hold
-from lost_cities.training.run_dir import remove_if_empty
+from lost_cities.training.report import ANCHOR_METRICS, ITERATIONS_FILE
+from lost_cities.training.run_dir import read_jsonl, remove_if_empty
 
 CONFIG_FILE = "config.yaml"
 STATE_FILE = "state.json"
-ROWS_FILE = "iterations.jsonl"
 # Overrides a resume may give: none changes what the iterations already done compute (a
 # gate's size applies from the next gate on; each gate starts where the last one ended).
 RESUME_ALLOWED = (
@@ -98,10 +98,8 @@ def _write_json(path, value):
 
 
 def read_rows(run_dir):
-    path = Path(run_dir) / ROWS_FILE
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    """The loop's rows (a row cut off by a kill is dropped)."""
+    return read_jsonl(Path(run_dir) / ITERATIONS_FILE)
 
 
 class Loop:
@@ -297,14 +295,7 @@ class Loop:
             opponents["first"] = Partial(policy, first_champion.params)
         for name, opponent in opponents.items():
             results = self._match(me, opponent, cfg, cfg.first)
-            for metric in (
-                "win_rate",
-                "win_rate_lower",
-                "win_rate_upper",
-                "margin_mean",
-                "margin_lower",
-                "margin_upper",
-            ):
+            for metric in ANCHOR_METRICS:
                 row[f"anchors/{name}/{metric}"] = results[metric]
             row[f"anchors/{name}/max_steps_rate"] = results["max_steps_rate"]
         return row
@@ -473,7 +464,7 @@ def improve(cfg, run_dir, on_step=None, logger=None):
         _write_json(state_path, {"iteration": 0, "champion": champion, "champion_iteration": 0})
     state = json.loads(state_path.read_text())
     rows = [r for r in read_rows(run_dir) if r["iteration"] <= state["iteration"]]
-    (run_dir / ROWS_FILE).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (run_dir / ITERATIONS_FILE).write_text("".join(json.dumps(r) + "\n" for r in rows))
     first = loop.load("champions/0000")
     policy = network_policy(loop.env, first.network)
     if not rows:
@@ -544,7 +535,7 @@ def _promotes(gate, rule):
 
 
 def _append_row(run_dir, row, logger):
-    with (Path(run_dir) / ROWS_FILE).open("a") as f:
+    with (Path(run_dir) / ITERATIONS_FILE).open("a") as f:
         f.write(json.dumps(row) + "\n")
         f.flush()
         os.fsync(f.fileno())

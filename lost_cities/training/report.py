@@ -9,7 +9,6 @@ a heatmap per gate of its final win rate over the two knobs.
 """
 
 import fnmatch
-import json
 import math
 import os
 from pathlib import Path
@@ -25,6 +24,7 @@ from lost_cities.training.run_dir import (  # noqa: E402
     LEARNING_CURVE_FILE,
     METRICS_FILE,
     read_gates,
+    read_jsonl,
     read_metrics,
 )
 
@@ -93,18 +93,8 @@ def is_loop(run):
 
 
 def read_iterations(run_dir):
-    """A loop's rows of ``iterations.jsonl``; a cut-off last line (a loop still writing) is
-    ignored, a bad line before it is an error."""
-    path = Path(run_dir) / ITERATIONS_FILE
-    lines = [line for line in path.read_text().splitlines() if line.strip()]
-    rows = []
-    for number, line in enumerate(lines, 1):
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            if number < len(lines):
-                raise ValueError(f"{path}:{number} is not a JSON object") from None
-    return rows
+    """A loop's rows of ``iterations.jsonl`` (:func:`~lost_cities.training.run_dir.read_jsonl`)."""
+    return read_jsonl(Path(run_dir) / ITERATIONS_FILE)
 
 
 def anchors_as_gates(rows):

@@ -32,10 +32,10 @@ EVALUATION_FILE = "evaluation.json"
 LEARNING_CURVE_FILE = "learning_curve.png"
 
 
-def read_metrics(run_dir):
-    """The rows of ``metrics.jsonl`` ([] without one); a cut-off last line (a run still
+def read_jsonl(path):
+    """The rows of a JSON-lines file ([] without one); a cut-off last line (a run still
     writing, or killed mid-line) is ignored, a bad line before it is an error."""
-    path = Path(run_dir) / METRICS_FILE
+    path = Path(path)
     if not path.exists():
         return []
     lines = [line for line in path.read_text().splitlines() if line.strip()]
@@ -47,6 +47,11 @@ def read_metrics(run_dir):
             if number < len(lines):
                 raise ValueError(f"{path}:{number} is not a JSON object") from None
     return rows
+
+
+def read_metrics(run_dir):
+    """The rows of ``metrics.jsonl`` (:func:`read_jsonl`)."""
+    return read_jsonl(Path(run_dir) / METRICS_FILE)
 
 
 def read_gates(run_dir):
