@@ -163,9 +163,11 @@ class Loop:
             raise TimeLimit(f"stopped after {limit} minutes during {phase} of iteration {iteration}")
 
     def generate(self, iteration, champion):
-        """The iteration's label chunks (those already on disk are kept); returns its labels count."""
+        """The iteration's label chunks (those already on disk are kept); returns the labels
+        of the iteration and those made by this call (a resumed generation made fewer)."""
         cfg = self.cfg.generate
         labeller = self._labeller(champion)
+        made = 0
         for k in range(cfg.chunks):
             path = dataset.chunk_path(self.run_dir, iteration, k)
             if path.exists():
@@ -173,8 +175,9 @@ class Loop:
             games = self._games_before(iteration, k, labeller)
             games, labels = labeller.chunk(self._replicated(champion.params), games)
             dataset.write_chunk(path, jax.device_get(labels), jax.device_get(games))
+            made += cfg.games * cfg.plies
             self._step("generate", iteration, k)
-        return cfg.chunks * cfg.games * cfg.plies
+        return cfg.chunks * cfg.games * cfg.plies, made
 
     def _labeller(self, champion):
         cfg = self.cfg
@@ -480,7 +483,7 @@ def improve(cfg, run_dir, on_step=None, logger=None):
         i = state["iteration"] + 1
         champion = loop.load(state["champion"])
         times, clock = {}, time.perf_counter()
-        labels = loop.generate(i, champion)
+        labels, made = loop.generate(i, champion)
         times["time/generate"], clock = time.perf_counter() - clock, time.perf_counter()
         distilled = loop.distill(i, champion)
         times["time/distill"], clock = time.perf_counter() - clock, time.perf_counter()
@@ -507,7 +510,7 @@ def improve(cfg, run_dir, on_step=None, logger=None):
             **times,
             "time/iteration": sum(times.values()),
         }
-        row["labels/per_second"] = labels / times["time/generate"] if times["time/generate"] > 0 else None
+        row["labels/per_second"] = made / times["time/generate"] if made else None  # this process's
         _append_row(run_dir, row, logger)
         rows.append(row)
         plot_curve(rows, run_dir / "curve.png")
