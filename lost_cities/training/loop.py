@@ -34,7 +34,7 @@ from jax.tree_util import Partial
 from omegaconf import OmegaConf
 
 from lost_cities import distributed, parallel
-from lost_cities.checkpoints import Checkpoints, latest_step, quarantine, restore
+from lost_cities.checkpoints import Checkpoints, latest_step, quarantine, restore, steps
 from lost_cities.evaluation import deal_bank, duplicate_evaluate
 from lost_cities.evaluation.gates import gate_metrics, run_gates
 from lost_cities.imitation.warm_start import warm_start
@@ -232,6 +232,13 @@ def _resume(cfg, state, shardings, run_dir, total):
         for step, _ in skipped:
             moved = quarantine(latest, step)
             print(f"resume: moved the bad checkpoint {latest}/{step} to {moved}", file=sys.stderr)
+        best = latest.parent / "best"  # a save killed after its best copy: the step is saved again
+        for step in (s for s in steps(best) if s > done):
+            moved = quarantine(best, step)
+            print(
+                f"resume: moved the best checkpoint {best}/{step}, past update {done}, to {moved}",
+                file=sys.stderr,
+            )
         saved_total = OmegaConf.load(run_dir / CONFIG_FILE).ppo.total_decisions
         if saved_total != cfg.ppo.total_decisions:
             (run_dir / CONFIG_FILE).write_text(OmegaConf.to_yaml(cfg, resolve=True))
