@@ -327,3 +327,37 @@ def test_discard_only_on_a_built_position():
 def test_unknown_bot_name_is_a_clear_error():
     with pytest.raises(ValueError, match="choose one of"):
         make("heuristic_grandmaster")
+
+
+@pytest.mark.parametrize("record_name", ["round_record", "match_record"])
+def test_the_counted_blocked_draws_are_the_rule_card_by_card(record_name, request):
+    """The expert's count per colour (bots/heuristic.py ``_blocked_draws``) against the rule
+    written plainly: after placement (i, p), another hand number of colour c lies above my
+    expedition's top (raised by a number played on c) and below pile c's top."""
+    from lost_cities.bots.heuristic import _after_placement, _blocked_draws
+    from lost_cities.game.engine import seat_view
+
+    record = request.getfixturevalue(record_name)
+    rounds = jax.tree.map(lambda x: x[_live(record)], record[0])
+
+    @jax.vmap
+    def both(rs):
+        hand = seat_view(rs.hands, rs.to_move).astype(jnp.int32)
+        colour, slot = hand // N_SLOTS, hand % N_SLOTS
+        is_number = slot >= 2
+        my_top = seat_view(rs.exp_top, rs.to_move).astype(jnp.int32)
+        started = seat_view(rs.exp_count, rs.to_move) > 0
+        top_slot = pile_tops(rs).astype(jnp.int32) % N_SLOTS
+        after_top, _ = _after_placement(my_top, started, colour, slot, is_number)
+        others = ~jnp.eye(8, dtype=bool)[:, None, :, None]  # [i, ., j, .]
+        between = (
+            (colour[:, None] == jnp.arange(5)[None, :])[None, None, :, :]
+            & is_number[None, None, :, None]
+            & (slot[None, None, :, None] > after_top[:, :, None, :])
+            & (slot[None, None, :, None] < top_slot[None, None, None, :])
+        )
+        return jnp.any(others & between, axis=2), _blocked_draws(colour, slot, is_number, my_top, top_slot)
+
+    rule, counted = both(rounds)
+    assert 0.01 < float(np.mean(np.asarray(rule))) < 0.99  # both answers occur
+    np.testing.assert_array_equal(np.asarray(rule), np.asarray(counted))
