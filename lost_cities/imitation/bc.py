@@ -24,6 +24,7 @@ from flax import struct
 
 from lost_cities.evaluation.duplicate import mover_actions, mover_capacity
 from lost_cities.game.sampling import uniform_legal_action
+from lost_cities.networks.features import observer_view
 from lost_cities.networks.nets import masked_logits
 from lost_cities.ppo.rollout import select
 from lost_cities.ppo.sgd import minibatch_epochs
@@ -68,7 +69,9 @@ class BehaviourCloning:
         k_teacher, k_learner, k_random, k_pick, k_reset, k_opp, k_seats = jax.random.split(key, 7)
         mover = jax.vmap(env.to_move)(games)
         obs = jax.vmap(env.observe)(games, mover)
-        features = self.network.input_features(obs)
+        features = self.network.input_features(
+            obs, jax.vmap(observer_view)(jax.vmap(env.round_state)(games), mover)
+        )
         mask = jax.vmap(env.legal_mask)(games)
         teacher_keys = jax.random.split(k_teacher, n)
         if self.opponent is None:

@@ -25,6 +25,7 @@ from lost_cities.models.base import check_rng, matching_env, read_manifest
 from lost_cities.models.exported import read_policy_params
 from lost_cities.networks import current_targets
 from lost_cities.networks.critic.shared import SharedCritic
+from lost_cities.networks.features import observer_view
 from lost_cities.networks.nets import build_network, masked_logits
 
 
@@ -33,7 +34,8 @@ def network_logits(env, network):
 
     def logits(params, state, player):
         obs = env.observe(state, player)[None]
-        raw = network.apply(params, obs, method="logits")[0]
+        view = jax.tree.map(lambda x: x[None], observer_view(env.round_state(state), player))
+        raw = network.apply(params, obs, network.input_features(obs, view), method="logits")[0]
         return masked_logits(raw, env.legal_mask(state))
 
     return logits

@@ -6,9 +6,11 @@
 | ``action`` | ActionNet   | per-action features (lost_cities/networks/features.py) scored with      |
 |          |               | weights shared across hand slots and draw sources                 |
 
-A network's ``input_features(obs)`` is what it reads beside the observation (nothing
-for the MLP); the rollout computes it once per decision and keeps it for the update's
-epochs, and acting code may leave it out (it is then computed from ``obs``). Both feed
+A network's ``input_features(obs, views=None)`` is what it reads beside the observation
+(nothing for the MLP); the rollout computes it once per decision and keeps it for the
+update's epochs, and acting code may leave it out (it is then computed from ``obs``).
+Code that holds the states passes their ``observer_view``s (lost_cities/networks/features.py),
+which spares the features decoding the observation. Both feed
 the critic module (``conf/critic/``) their trunk output and the privileged observation.
 """
 
@@ -40,7 +42,7 @@ class MLP(nn.Module):
         return x
 
 
-def no_features(obs):
+def no_features(obs, views=None):
     return ()
 
 

@@ -20,6 +20,7 @@ import jax.numpy as jnp
 from flax import struct
 
 from lost_cities.game.cards import MAX_STEPS, decode_action
+from lost_cities.networks.features import observer_view
 from lost_cities.networks.nets import masked_logits
 from lost_cities.ppo.episodes import EpisodeStats, FinishedEpisode
 from lost_cities.ppo.opponent.league import pool_logits
@@ -99,8 +100,8 @@ class Rollout:
         action = jnp.zeros(opponent.shape, jnp.int32)
         if self.league is not None:
             key, k_league = jax.random.split(key)
-            _, obs, mask = self._inputs(state)
-            inputs = (obs, self.network.input_features(obs))
+            _, obs, mask, features = self._inputs(state)
+            inputs = (obs, features)
             logits = pool_logits(lambda p, x: self.network.apply(p, *x, method="logits"), pool, inputs)
             league = jax.random.categorical(k_league, masked_logits(logits, mask)).astype(jnp.int32)
             action = jnp.where(opponent == self.league[0], league, action)
@@ -139,19 +140,20 @@ class Rollout:
         )
 
     def _inputs(self, state):
-        """The mover, its observation and its legal mask in every env."""
+        """The mover, its observation, its legal mask and the network's input features in every env."""
         env = self.env
         mover = jax.vmap(env.to_move)(state)
-        return mover, jax.vmap(env.observe)(state, mover), jax.vmap(env.legal_mask)(state)
+        obs = jax.vmap(env.observe)(state, mover)
+        views = jax.vmap(observer_view)(jax.vmap(env.round_state)(state), mover)
+        return mover, obs, jax.vmap(env.legal_mask)(state), self.network.input_features(obs, views)
 
     def observe(self, params, state):
-        mover, obs, mask = self._inputs(state)
+        mover, obs, mask, features = self._inputs(state)
         privileged = (
             jax.vmap(self.env.privileged)(state, mover)
             if self.needs_privileged
             else jnp.zeros((obs.shape[0], 0))
         )
-        features = self.network.input_features(obs)
         logits, value = self.network.apply(params, obs, privileged, features)
         return mover, obs, features, privileged, mask, masked_logits(logits, mask), value
 

@@ -1,6 +1,7 @@
 """Action features af1: read off the observation alone, they rebuild the mover's view
 exactly (the engine's legal mask and the expert's scores equal those of the true state),
-and they do not change when only hidden cards move."""
+and they do not change when only hidden cards move. The view built from the state
+(``observer_view``, what rollouts use) is the decoded one, field for field."""
 
 import jax
 import jax.numpy as jnp
@@ -20,6 +21,7 @@ from lost_cities.networks.features import (
     action_features,
     batched_action_features,
     match_context,
+    observer_view,
     view_state,
 )
 from lost_cities.obs.v1 import observation
@@ -118,3 +120,21 @@ def test_a_single_round_observation_is_a_lone_last_round(states):
     np.testing.assert_array_equal(np.asarray(placement[:, 18:24]), 0.0)  # no v2 reachable ranks
     total = np.where(np.asarray(draw[:, -1]) > 0.5, np.asarray(draw[:, EXPERT_TOTAL]), -np.inf)
     assert np.argmax(total) == int(make("heuristic_expert")(rs, jax.random.PRNGKey(0)))
+
+
+@pytest.mark.parametrize("seat", ["mover", "other"])
+def test_the_view_built_from_the_state_is_the_decoded_view_and_gives_the_same_rows(states, seat):
+    @jax.vmap
+    def views(ms):
+        player = ms.to_move if seat == "mover" else 1 - ms.to_move
+        obs = match_observation(ms, player)
+        built = observer_view(ms.round, player)
+        return view_state(obs), built, action_features(obs), action_features(obs, built)
+
+    decoded, built, rows, rows_from_built = views(states)
+    for field in decoded.__dataclass_fields__:
+        a, b = np.asarray(getattr(decoded, field)), np.asarray(getattr(built, field))
+        assert a.dtype == b.dtype and a.shape == b.shape, field
+        np.testing.assert_array_equal(a, b, err_msg=field)
+    for a, b in zip(rows, rows_from_built, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
