@@ -153,6 +153,6 @@ def observation_cost_us(with_obs_rate, without_obs_rate):
     return 1e6 / with_obs_rate - 1e6 / without_obs_rate
 
 
-def train_throughput(overrides=()):
+def train_throughput(overrides=(), repeats=3):
     """Whole PPO updates of the default training config (network=action), via ``measure_throughput``."""
-    return measure_throughput(compose(["logger=none", *overrides]))
+    return measure_throughput(compose(["logger=none", *overrides]), repeats=repeats)

@@ -13,6 +13,8 @@ matches, so early, middle and late round positions all occur). Prints, after com
 - ``rollout_plies_per_decision``: the plies simulated per decision, the rollouts (worlds x
   candidates, plus the confirmation pair) x the plies to the round's end or ``depth``
   (the budget), averaged over the positions;
+- ``search_decisions_per_sec`` and ``search_rollout_plies_per_sec``: the batched figure as
+  rates (simulated plies per second: the plies per decision over the seconds per decision);
 - ``base_move_left_share``: the share of the positions at which the search plays another
   move than its base policy (how often the gate lets a challenger through).
 """
@@ -32,17 +34,21 @@ from lost_cities.policies import make_policy
 from lost_cities.search.config import load_preset
 
 
-def measure(policy, states, single=20):
+def measure(policy, states, single=20, runs=1):
     """``(batched, single, actions)``: seconds per decision on ``states`` (see the module
-    doc; ``single`` is ``None`` when ``single`` calls are 0) and the batched actions."""
+    doc; the median of ``runs`` batched calls; ``single`` is ``None`` when ``single`` calls
+    are 0) and the batched actions."""
     n = int(jax.tree.leaves(states)[0].shape[0])
     keys = jax.random.split(jax.random.PRNGKey(1), n)
     everyone, progress = jnp.ones(n, bool), current_round(states).deck_ptr
     batched = jax.jit(lambda s, k: mover_actions(policy, s, k, everyone, n, progress))
     jax.block_until_ready(batched(states, keys))
-    start = time.perf_counter()
-    actions = jax.block_until_ready(batched(states, keys))
-    batched_s = (time.perf_counter() - start) / n
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        actions = jax.block_until_ready(batched(states, keys))
+        times.append(time.perf_counter() - start)
+    batched_s = float(np.median(times)) / n
     if single == 0:
         return batched_s, None, actions
     one = jax.jit(policy)
@@ -56,25 +62,29 @@ def measure(policy, states, single=20):
     return batched_s, float(np.median(times)), actions
 
 
-def search_cost(base, preset, knobs, env_name="match3", games=256, single=20):
+def search_cost(base, preset, knobs, env_name="match3", games=256, single=20, runs=1):
     """The figures of the module doc, as ``{name: value}``, for ``search/<preset>:<base>``
-    with ``knobs`` (all or some of the search's) over the preset's."""
+    with ``knobs`` (all or some of the search's) over the preset's; the batched figure is
+    the median of ``runs`` calls."""
     env = envs.make(env_name)
     spec = f"search/{preset}:{base}"
     cfg = load_preset(preset, **knobs)
     policy = make_policy(spec, env, **knobs)
     states = positions(env, games)
     deck_left = N_CARDS - np.asarray(jax.vmap(env.round_state)(states).deck_ptr, np.int64)
-    batched_s, single_s, actions = measure(policy, states, single)
+    batched_s, single_s, actions = measure(policy, states, single, runs)
     rollout_s, _, base_actions = measure(make_policy(cfg.rollout or base, env), states, 0)
     if cfg.rollout is not None:  # the rollouts are not the base's: its moves apart
         base_actions = measure(make_policy(base, env), states, 0)[2]
+    plies = float(np.mean([cfg.deciding(d).rollout_plies(d) for d in deck_left]))
     figures = {
         "spec": spec,
         "config": cfg,
         "positions": len(deck_left),
-        "rollout_plies_per_decision": f"{np.mean([cfg.deciding(d).rollout_plies(d) for d in deck_left]):.0f}",
+        "rollout_plies_per_decision": f"{plies:.0f}",
         "batched_s_per_decision": f"{batched_s:.5f}",
+        "search_decisions_per_sec": f"{1 / batched_s:.1f}",
+        "search_rollout_plies_per_sec": f"{plies / batched_s:.0f}",
     }
     if single_s is not None:
         figures["single_s_per_decision"] = f"{single_s:.5f}"

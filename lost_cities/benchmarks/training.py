@@ -4,6 +4,7 @@ import time
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from lost_cities import parallel
 from lost_cities.game.sampling import uniform_legal_action
@@ -11,18 +12,23 @@ from lost_cities.ppo.trainer import Trainer
 
 
 def _timed(fn, *args, repeats):
-    out = jax.block_until_ready(fn(*args))  # compile and warm up
-    start = time.perf_counter()
+    """``(median seconds of repeats calls, the last output)``, after a compile and warm-up call."""
+    out = jax.block_until_ready(fn(*args))
+    times = []
     for _ in range(repeats):
+        start = time.perf_counter()
         out = jax.block_until_ready(fn(*args))
-    return (time.perf_counter() - start) / repeats, out
+        times.append(time.perf_counter() - start)
+    return float(np.median(times)), out
 
 
 def measure_throughput(cfg, repeats=3):
-    """``{train_env_steps_per_sec, engine_seconds, update_seconds, engine_share, ...}``.
+    """``{train_env_steps_per_sec, train_learner_decisions_per_sec, update_seconds, engine_share, ...}``.
 
     ``train_env_steps_per_sec``: moves played by both seats per second of whole PPO
-    updates (rollout, GAE and the epochs). The engine's share is the time the same
+    updates (rollout, GAE and the epochs), the median of ``repeats``;
+    ``train_learner_decisions_per_sec``: the learner's decisions (``num_envs x
+    rollout_length`` an update) per second of them. The engine's share is the time the same
     number of moves takes with the network replaced by uniform-random actions (legal
     mask, observation and step, batched and scanned alike, on one device), over the update's
     time. The update runs as training runs it, data-parallel over ``cfg.devices``.
@@ -55,6 +61,7 @@ def measure_throughput(cfg, repeats=3):
     engine_seconds, _ = _timed(jax.jit(engine_only), states, jax.random.PRNGKey(1), repeats=repeats)
     return {
         "train_env_steps_per_sec": moves_per_update / update_seconds,
+        "train_learner_decisions_per_sec": n * cfg.ppo.rollout_length / update_seconds,
         "update_seconds": update_seconds,
         "engine_seconds": engine_seconds,
         "engine_share": engine_seconds / update_seconds,

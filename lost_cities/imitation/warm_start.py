@@ -31,7 +31,7 @@ PRETRAIN_FILE = "pretrain.jsonl"  # one row of cloning metrics per BC update
 
 def clone(trainer, init_cfg, params, key, log_path=None, progress=True):
     """``params`` after ``init_cfg.updates`` cloning updates; rows written to ``log_path``."""
-    teacher, opponent = _teacher_and_opponent(init_cfg, trainer.env)
+    teacher, opponent = teacher_and_opponent(init_cfg, trainer.env)
     bc = BehaviourCloning(trainer.env, trainer.network, teacher, init_cfg, opponent)
     state = bc.init(key, params)
     update = jax.jit(bc.update)
@@ -59,7 +59,7 @@ def clone(trainer, init_cfg, params, key, log_path=None, progress=True):
     return state.params, rows
 
 
-def _teacher_and_opponent(init_cfg, env):
+def teacher_and_opponent(init_cfg, env):
     """The teacher, and ``init.opponent``'s policy (or None). A search teacher facing an
     opponent takes it as its opponent's model (``opponent_rollout``) unless its preset names one."""
     teacher, opponent = parse(init_cfg.teacher), init_cfg.opponent

@@ -11,7 +11,7 @@ from lost_cities.cli.bench import main
 
 
 def test_bench_prints_rates_and_the_observation_cost_ratio(capsys):
-    main(["--batch", "64", "--steps", "50", "--runs", "1", "--skip-train"])
+    main(["--batch", "64", "--steps", "50", "--runs", "1", "--only", "engine"])
     printed = dict(line.split("=", 1) for line in capsys.readouterr().out.split())
     assert printed["backend"] == jax.default_backend()
     assert printed["device_count"] == str(jax.device_count())
@@ -23,6 +23,20 @@ def test_bench_prints_rates_and_the_observation_cost_ratio(capsys):
     v2 = bench.observation_cost_us(rates["obs_v2_steps_per_sec"], rates["match_steps_per_sec"])
     assert float(printed["obs_cost_us"]) == pytest.approx(v1, abs=1e-3)
     assert float(printed["obs_v2_cost_ratio"]) == pytest.approx(v2 / v1, abs=0.01)
+
+
+def test_bench_sections_are_checked_before_anything_runs(capsys):
+    with pytest.raises(SystemExit):
+        main(["--only", "engine,serach"])
+    assert "choose among engine,features,train,bc,search" in capsys.readouterr().err
+
+
+def test_feature_rates_count_positions_per_second():
+    from lost_cities.benchmarks.features import feature_rates
+
+    rates = feature_rates(lanes=64, runs=1)
+    assert set(rates) == {"features_from_obs_per_sec", "features_per_sec"}
+    assert all(rate > 0 for rate in rates.values())
 
 
 @pytest.mark.parametrize("name", sorted(bench.GAMES))

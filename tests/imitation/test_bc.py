@@ -134,13 +134,13 @@ def test_cloning_against_an_opponent_labels_and_teaches_only_the_learners_seat()
     """``init.opponent``: the opponent moves its seat, the learner's side (here the teacher
     alone) moves the other, and only the learner seat's decisions carry weight."""
     from lost_cities.imitation.bc import BehaviourCloning
-    from lost_cities.imitation.warm_start import _teacher_and_opponent
+    from lost_cities.imitation.warm_start import teacher_and_opponent
 
     overrides = ["init.opponent=discard_only", "init.learner_share=0", "init.random_share=0"]
     cfg = make_cfg([*TINY, *overrides])
     trainer = Trainer.from_config(cfg)
     env = trainer.env
-    teacher, opponent = _teacher_and_opponent(cfg.init, env)
+    teacher, opponent = teacher_and_opponent(cfg.init, env)
     bc = BehaviourCloning(env, trainer.network, teacher, cfg.init, opponent)
     state = bc.init(jax.random.PRNGKey(0), trainer.init_params())
     ply = jax.jit(bc._ply)
