@@ -3,7 +3,8 @@
 Writes the policy as ONNX and its manifest beside it (:func:`lost_cities.export.onnx.export`
 holds the contract; config ``conf/cli/export.yaml``). A run dir exports its
 ``checkpoints/<which>``, a step dir such as ``<run>/checkpoints/latest/900`` that update;
-the manifest's ``gates`` are that update's. Non-finite or corrupt parameters are refused.
+the manifest's ``gates`` are that update's. Non-finite or corrupt parameters are refused, and
+so is an ``out`` that exists (or its manifest) unless ``overwrite=true``.
 """
 
 import json
@@ -20,7 +21,7 @@ from lost_cities.export import export
 @reporting_input_errors
 def main(cfg):
     logging.getLogger("absl").setLevel(logging.WARNING)  # orbax logs every checkpoint operation at INFO
-    model, manifest_path = export(cfg.checkpoint, cfg.out, cfg.name, cfg.evaluation, cfg.which)
+    model, manifest_path = export(cfg.checkpoint, cfg.out, cfg.name, cfg.evaluation, cfg.which, cfg.overwrite)
     meta = json.loads(Path(manifest_path).read_text())
     print(f"exported {meta['checkpoint']} (update {meta['update']})\nwrote {model} and {manifest_path}")
 

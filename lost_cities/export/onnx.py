@@ -372,14 +372,22 @@ def default_name(meta, checkpoint):
     return f"{meta['config']['experiment_name']} {run_dir.absolute().name} update {meta['update']}"
 
 
-def export(checkpoint, out, name=None, evaluation=None, which="latest"):
+def export(checkpoint, out, name=None, evaluation=None, which="latest", overwrite=False):
     """Write ``out`` (.onnx) and its manifest (.json); returns both paths. ``checkpoint``: a
     run dir (its ``checkpoints/<which>``: ``latest`` or ``best``), a checkpoint dir or one
     step of those; ``evaluation``: a results JSON whose result becomes the manifest's
-    ``strength`` (see :func:`manifest`). The manifest's ``gates`` are the exported update's."""
+    ``strength`` (see :func:`manifest`). The manifest's ``gates`` are the exported update's.
+    An existing model or manifest at ``out`` is refused, before anything is read, unless
+    ``overwrite``: a shipped model is not replaced by a slip of the command line."""
     out = Path(out)
     if out.suffix != ".onnx":
         raise ValueError(f"out={out} must end in .onnx (the manifest is written beside it as .json)")
+    for path in (out, out.with_suffix(".json")):
+        if path.exists() and not overwrite:
+            raise FileExistsError(
+                f"out={out}: {path} exists; choose another path, or pass overwrite=true to replace "
+                "the model and its manifest"
+            )
     checkpoint = resolve_checkpoint(checkpoint, which)
     agent = load_checkpoint(checkpoint)
     model = policy_graph(agent.params, agent.meta["network"], agent.meta["obs_dim"])

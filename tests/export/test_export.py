@@ -562,3 +562,17 @@ def test_a_run_starts_from_an_exported_model(action_run):
         load_pretrained(out, other, "init.start")
     with pytest.raises(FileNotFoundError, match="init.checkpoint=.*nothing.onnx: no such model file"):
         load_pretrained(out.parent / "nothing.onnx", trainer)
+
+
+def test_an_existing_model_or_manifest_is_kept_unless_overwrite_is_asked(relu_run, tmp_path):
+    run_dir, _, _, out, _ = relu_run
+    before = out.read_bytes()
+    with pytest.raises(FileExistsError, match="overwrite=true"):
+        export(run_dir, out)
+    assert out.read_bytes() == before
+    (tmp_path / "lone.json").write_text("{}")  # a manifest without its model is not replaced either
+    with pytest.raises(FileExistsError, match="lone.json exists"):
+        export(run_dir, tmp_path / "lone.onnx")
+    assert not (tmp_path / "lone.onnx").exists()
+    again, manifest = export(run_dir, out, overwrite=True)
+    assert again == out and json.loads(manifest.read_text())["update"] >= 0
