@@ -13,8 +13,13 @@ from hydra.core.global_hydra import GlobalHydra
 from hydra.errors import HydraException
 from omegaconf import OmegaConf
 
-from lost_cities.game.cards import DECK_DRAWS
+from lost_cities.game.cards import DECK_DRAWS, N_ACTIONS
 from lost_cities.game.engine import MOVE_HISTORY
+
+# Knob values above these are refused as typos: a decision holds worlds x candidates rollouts (and
+# draws worlds x pool candidate worlds) at once, and the shipped presets use 16-64 worlds.
+MOST_WORLDS = 1 << 16
+MOST_POOL = 64
 
 # Knobs that name a policy or a file: resolved once per search, so the end game cannot change them.
 POLICY_KNOBS = ("rollout", "opponent_rollout", "next_move", "proposer", "leaf", "belief")
@@ -93,6 +98,21 @@ class SearchConfig:
     def __post_init__(self):
         if self.worlds < 1 or self.candidates < 1:
             raise ValueError(f"search needs worlds >= 1 and candidates >= 1, got {self}")
+        if self.candidates > N_ACTIONS:
+            raise ValueError(
+                f"search.candidates={self.candidates}: a position has at most {N_ACTIONS} actions"
+            )
+        for knob in ("worlds", "confirm_worlds"):
+            if getattr(self, knob) > MOST_WORLDS:
+                raise ValueError(
+                    f"search.{knob}={getattr(self, knob)} is above {MOST_WORLDS} (each world is a rollout "
+                    "per candidate, every decision, all held in memory at once): a typo?"
+                )
+        if self.inference_pool > MOST_POOL:
+            raise ValueError(
+                f"search.inference_pool={self.inference_pool} is above {MOST_POOL} (worlds are drawn "
+                "worlds x pool at a time): a typo?"
+            )
         if self.depth is not None and self.depth < 0:
             raise ValueError(f"search.depth must be null or >= 0, got {self.depth}")
         if self.next_move is not None and self.depth is not None and self.depth < 2:

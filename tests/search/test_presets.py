@@ -19,6 +19,14 @@ def test_presets_load_and_check_their_knobs(tmp_path):
     assert _cfg(worlds=3).worlds == 3 and "3 worlds" in _cfg(worlds=3).describe()
     with pytest.raises(ValueError, match="unknown search knobs"):
         _cfg(world=8)
+    with pytest.raises(ValueError, match=r"search.worlds=1000000000 is above 65536"):
+        _cfg(worlds=10**9)
+    with pytest.raises(ValueError, match=r"search.confirm_worlds=100000 is above"):
+        _cfg(confirm_worlds=100_000)
+    with pytest.raises(ValueError, match="at most 96 actions"):
+        _cfg(candidates=97)
+    with pytest.raises(ValueError, match="inference_pool=65 is above 64"):
+        _cfg(inference_pool=65)
     parsed = search_config.knob_overrides(["worlds=24", "scales=[0, 0, 10]", "belief=null"])
     assert parsed == {"worlds": 24, "scales": [0, 0, 10], "belief": None}
     with pytest.raises(ValueError, match="name=value"):
