@@ -31,14 +31,6 @@ def test_bench_sections_are_checked_before_anything_runs(capsys):
     assert "choose among engine,features,train,bc,search" in capsys.readouterr().err
 
 
-def test_feature_rates_count_positions_per_second():
-    from lost_cities.benchmarks.features import feature_rates
-
-    rates = feature_rates(lanes=64, runs=1)
-    assert set(rates) == {"features_from_obs_per_sec", "features_per_sec"}
-    assert all(rate > 0 for rate in rates.values())
-
-
 @pytest.mark.parametrize("name", sorted(bench.GAMES))
 def test_spares_are_refilled_within_the_shortest_game(name):
     """A game re-dealt from the spare must not finish again before the next refill."""
