@@ -9,21 +9,28 @@ like any run dir, or start PPO from it with ``init.checkpoint=<run dir>``.
 from lost_cities.checkpoints import Checkpoints
 from lost_cities.imitation.warm_start import warm_start
 from lost_cities.ppo.trainer import Trainer
+from lost_cities.training.lock import hold
 from lost_cities.training.loop import checkpoint_meta, evaluate, print_evaluation
 from lost_cities.training.resume import prepare_run_dir
 from lost_cities.training.run_dir import remove_if_empty
 
 
 def pretrain(cfg, output_dir):
-    """Clone ``cfg.init.teacher`` into a new run dir ``output_dir``; print its evaluation."""
+    """Clone ``cfg.init.teacher`` into a new run dir ``output_dir``; print its evaluation. The
+    dir's lock is held throughout, as a training run holds it (another run there is refused)."""
     if cfg.resume is not None:
         raise ValueError("pretrain runs cannot be resumed; start a new one (it is a few minutes)")
     if cfg.init.name != "bc" or cfg.init.checkpoint is not None:
         raise ValueError("pretrain clones a teacher: it needs init=bc with init.checkpoint=null")
     try:
-        cfg, run_dir = prepare_run_dir(cfg, output_dir)  # validates before it writes
+        with hold(output_dir):
+            _pretrain(cfg, output_dir)
     finally:
-        remove_if_empty(output_dir)
+        remove_if_empty(output_dir)  # a refused or failed run leaves no empty dir
+
+
+def _pretrain(cfg, output_dir):
+    cfg, run_dir = prepare_run_dir(cfg, output_dir)  # validates before it writes
     trainer = Trainer.from_config(cfg)
     state = warm_start(trainer, trainer.init(cfg.seed), run_dir, progress=cfg.progress)
     checkpoints = Checkpoints(run_dir, 1)

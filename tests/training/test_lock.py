@@ -150,3 +150,20 @@ def test_a_second_resume_while_the_run_trains_is_refused_and_after_kill_9_a_resu
     assert [row["update"] for row in read_metrics(run_dir)] == list(range(1, total + 1))
     assert (run_dir / "evaluation.json").exists() and not (run_dir / LOCK_FILE).exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["jax_cache", "run"]  # Hydra's resume dirs went
+
+
+def test_a_pretrain_into_a_held_dir_is_refused_before_it_writes(tmp_path):
+    """``python -m lost_cities.pretrain`` holds its run dir's lock as training does."""
+    from lost_cities.ppo.config import compose
+    from lost_cities.training.pretrain import pretrain
+
+    cfg = compose(["logger=none", "init=bc"])
+    holder = subprocess.Popen(_python(HOLDER, tmp_path), stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(RunDirLocked, match=f"process {holder.pid} "):
+            pretrain(cfg, tmp_path)
+        assert [p.name for p in tmp_path.iterdir()] == [LOCK_FILE]  # nothing written beside the holder's lock
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
