@@ -70,6 +70,9 @@ RESUME_ALLOWED = (
     "gate.deals",
     "gate.batch_size",
 )
+# Of those, the ones that go on applying: a resume writes them into the run's config.yaml, so
+# that a later `resume=<dir>` alone keeps the bigger gates and the longer run.
+RESUME_KEPT = ("iterations", "gate.deals", "gate.batch_size")
 # Search knobs the teacher cannot take: the loop's rollouts are the champion's (or a fixed
 # `rollout` policy's), valued at the round's end, in uniform or belief-dealt worlds.
 UNSUPPORTED_KNOBS = ("leaf", "opponent_rollout", "next_move", "proposer", "endgame", "depth")
@@ -455,6 +458,21 @@ def prepare(cfg, run_dir, overrides=None):
     return saved, run_dir
 
 
+def keep_resumed_settings(cfg, run_dir):
+    """Write the resume's :data:`RESUME_KEPT` settings into ``run_dir``'s config.yaml (the
+    rows of iterations.jsonl keep what each gate played)."""
+    path = Path(run_dir) / CONFIG_FILE
+    saved = OmegaConf.load(path)
+    changed = [key for key in RESUME_KEPT if OmegaConf.select(saved, key) != OmegaConf.select(cfg, key)]
+    for key in changed:
+        OmegaConf.update(saved, key, OmegaConf.select(cfg, key), merge=False)
+    if changed:
+        temporary = path.with_suffix(".yaml.tmp")
+        temporary.write_text(OmegaConf.to_yaml(saved, resolve=True))
+        temporary.replace(path)  # whole or not at all
+    return changed
+
+
 def improve(cfg, run_dir, on_step=None, logger=None):
     """Run (or resume) the loop in ``run_dir`` until ``cfg.iterations`` are done; returns
     the rows of ``iterations.jsonl``. ``on_step(phase, iteration, detail)`` is called after
@@ -573,6 +591,8 @@ def run(cfg):
     try:
         with hold(target):
             cfg, target = prepare(cfg, target)
+            if cfg.resume is not None:
+                keep_resumed_settings(cfg, target)
             logger = hydra.utils.instantiate(cfg.logger)
             wandb_id = target / "wandb_id.txt"
             if not wandb_id.exists():

@@ -164,3 +164,23 @@ def test_a_command_line_resume_needs_only_the_run_dir(reference):
     assert cfg.gate.deals == 8  # given, and allowed
     assert cfg.generate.games == tiny_cfg().generate.games  # the run's own, not the default
     assert cfg.network == tiny_cfg().network and cfg.env.name == "single_round"
+
+
+def test_a_resumes_bigger_gates_and_longer_run_become_the_runs_settings(reference, tmp_path):
+    """``resume=<dir> gate.deals=N`` writes N into the run's config.yaml, so that a later
+    ``resume=<dir>`` alone keeps playing N-deal gates; the run's other settings stay."""
+    import shutil
+
+    from omegaconf import OmegaConf
+
+    from lost_cities.improvement.loop import CONFIG_FILE, keep_resumed_settings
+
+    shutil.copy(reference / CONFIG_FILE, tmp_path / CONFIG_FILE)
+    before = OmegaConf.load(tmp_path / CONFIG_FILE)
+    cfg, _ = prepare(tiny_cfg([f"resume={reference}", "iterations=3", "gate.deals=6"]), reference)
+    assert keep_resumed_settings(cfg, tmp_path) == ["iterations", "gate.deals"]
+    after = OmegaConf.load(tmp_path / CONFIG_FILE)
+    assert after.iterations == 3 and after.gate.deals == 6
+    after.iterations, after.gate.deals = before.iterations, before.gate.deals
+    assert after == before  # nothing else changed
+    assert keep_resumed_settings(cfg, tmp_path) == []  # already the run's
