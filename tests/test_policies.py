@@ -67,6 +67,32 @@ def test_an_exported_model_plays_as_its_jax_network_and_as_onnxruntime_does():
     np.testing.assert_array_equal(jax_moves, onnx_moves)
 
 
+def test_every_shipped_model_runs_in_jax_the_oldest_as_in_onnxruntime():
+    """Every shipped manifest names a network this package builds; web/public/policy.onnx,
+    exported before the network was a choice, names none and is the MLP (it was refused
+    with omegaconf's "Missing key _target_")."""
+    from omegaconf import OmegaConf
+
+    from lost_cities import agents
+    from lost_cities.models.base import read_manifest, shipped_model, shipped_models
+    from lost_cities.networks.critic.shared import SharedCritic
+    from lost_cities.networks.nets import build_network
+
+    for name in shipped_models():
+        network = read_manifest(shipped_model(name))["network"]
+        assert build_network(OmegaConf.create(network), SharedCritic(gae_lambda=0.0)) is not None, name
+    env = envs.make("match3")
+    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(5), 16))
+    keys = jax.random.split(jax.random.PRNGKey(0), 16)
+    oldest = shipped_model("policy.onnx")
+    assert "_target_" not in read_manifest(oldest)["network"]
+    jax_moves = np.asarray(jax.jit(jax.vmap(agents.load(oldest).policy))(states, keys))
+    onnx_moves = np.asarray(
+        jax.jit(jax.vmap(agents.load(oldest, runtime="onnxruntime").policy))(states, keys)
+    )
+    np.testing.assert_array_equal(jax_moves, onnx_moves)
+
+
 def test_a_search_over_a_net_of_another_env_is_an_error_not_a_fallback(tmp_path):
     """Before: the search ranked a wrong-env net's candidates by the expert's scores, silently."""
     with pytest.raises(ValueError, match="network of env match3; this plays env single_round"):

@@ -26,6 +26,9 @@ from lost_cities.networks import current_target
 from lost_cities.networks.features import N_DRAW_FEATURES, N_PLACEMENTS, batched_action_features
 
 ACTIVATION = {"relu": nn.relu, "tanh": nn.tanh, "gelu": nn.gelu}
+# The network of a saved config that names none: models exported before the network was a
+# choice (conf/network/) were all this MLP (web/public/policy.onnx).
+MLP_TARGET = "lost_cities.networks.nets.ActorCritic"
 ILLEGAL_LOGIT = -1e9  # finite, so that 0 * log p stays 0 in the entropy
 
 
@@ -132,6 +135,7 @@ def build_network(network_cfg, critic):
         for k, v in OmegaConf.to_container(network_cfg, resolve=True).items()
         if k != "_target_"
     }
-    return hydra.utils.get_class(current_target(network_cfg._target_))(
+    target = network_cfg.get("_target_") or MLP_TARGET  # no target: a manifest from before the choice
+    return hydra.utils.get_class(current_target(target))(
         critic=critic.module(network_cfg.activation), **arguments
     )
