@@ -105,7 +105,7 @@ function roundHalfEven(x: number): number {
   return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
 }
 
-/** The mover's view of the round (actions.py `view_state`): seat 0 is the mover. */
+/** The mover's view of the round (lost_cities/networks/features.py `view_state`): seat 0 is the mover. */
 export interface ViewState {
   hand: number[]; // sorted card ids; as in Python, card 0 fills the slots of a hand of fewer than 8
   unseen: boolean[]; // per card: in the deck or the opponent's unknown hand
@@ -323,7 +323,7 @@ export interface ActionFeatures {
   mask: boolean[]; // the legal mask of the view (the engine's, for the mover)
 }
 
-/** The `af1` rows of one observation (v1 or v2), actions.py `action_features`. */
+/** The `af1` rows of one observation (v1 or v2), lost_cities/networks/features.py `action_features`. */
 export function actionFeatures(obs: ArrayLike<number>): ActionFeatures {
   const view = viewState(obs);
   const mask = viewLegalMask(view);
