@@ -32,7 +32,7 @@ from lost_cities.game.views import current_round
 from lost_cities.networks import features as af
 from lost_cities.ppo.config import compose
 from lost_cities.ppo.sgd import minibatch_epochs
-from lost_cities.ppo.trainer import Trainer
+from lost_cities.ppo.trainer import Trainer, sgd_batch
 
 CONTROL_FLOW = re.compile(r"^(while|cond|conditional|call)\b")
 
@@ -99,17 +99,7 @@ def update_costs(overrides=(), runs=3):
     run = jax.jit(lambda ts: trainer.rollout.run(ts.params, ts.slots, ts.key, 0.0, None))
     _, rows, _, _ = run(state)
     size = ppo.num_envs * ppo.rollout_length
-    batch = {
-        "obs": rows.obs,
-        "features": rows.features,
-        "privileged": rows.privileged,
-        "mask": rows.mask,
-        "action": rows.action,
-        "logp": rows.logp,
-        "advantage": rows.value,  # any floats: the cost does not depend on them
-        "return": rows.value,
-    }
-    batch = jax.tree.map(lambda x: x.reshape((size,) + x.shape[2:]), batch)
+    batch = sgd_batch(rows, rows.value, rows.value)  # any floats as advantages: the cost is the same
 
     def epochs(params, opt_state, batch, key):
         loss = lambda p, b: trainer.loss(p, b, 1.0, None, None)  # noqa: E731

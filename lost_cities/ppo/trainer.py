@@ -194,18 +194,8 @@ class Trainer:
         advantage, returns = per_seat_gae(
             rows.value, rows.mover, rows.reward, rows.done, bootstrap, ppo.gamma, self.gae_lambda
         )
-        batch = {
-            "obs": rows.obs,
-            "features": rows.features,
-            "privileged": rows.privileged,
-            "mask": rows.mask,
-            "action": rows.action,
-            "logp": rows.logp,
-            "advantage": advantage,
-            "return": returns,
-        }
+        batch = sgd_batch(rows, advantage, returns)
         size = ppo.num_envs * ppo.rollout_length
-        batch = jax.tree.map(lambda x: x.reshape((size,) + x.shape[2:]), batch)
         policy_on = (ts.update >= self.cfg.init.value_warmup_updates).astype(jnp.float32)
         params, opt_state, info = minibatch_epochs(
             lambda p, b: self.loss(p, b, policy_on, ts.anchor, ts.magnet),
@@ -247,6 +237,22 @@ class Trainer:
         metrics["learner/decisions"] = ts.decisions
         metrics["learner/env_steps"] = ts.env_steps
         return ts, metrics
+
+
+def sgd_batch(rows, advantage, returns):
+    """The epochs' samples from a rollout's rows ``[T, N]``: one leading axis of ``T * N``."""
+    batch = {
+        "obs": rows.obs,
+        "features": rows.features,
+        "privileged": rows.privileged,
+        "mask": rows.mask,
+        "action": rows.action,
+        "logp": rows.logp,
+        "advantage": advantage,
+        "return": returns,
+    }
+    size = rows.action.shape[0] * rows.action.shape[1]  # not -1: the privileged rows may hold 0 floats
+    return jax.tree.map(lambda x: x.reshape((size,) + x.shape[2:]), batch)
 
 
 def _pool_params(league):
