@@ -99,6 +99,18 @@ class AnchorsConfig:
 
 
 @dataclass
+class PriorConfig:
+    run: str | None = MISSING
+    iterations: int | None = MISSING
+
+    def __post_init__(self):
+        _require(
+            self.iterations is None or (self.run is not None and self.iterations > 0),
+            f"prior.iterations={self.iterations!r} needs prior.run and must be > 0 (null: all it finished)",
+        )
+
+
+@dataclass
 class ImproveConfig:
     env: Any = MISSING
     network: Any = MISSING
@@ -109,6 +121,7 @@ class ImproveConfig:
     student: StudentConfig = MISSING
     gate: GateConfig = MISSING
     anchors: AnchorsConfig = MISSING
+    prior: PriorConfig = MISSING
     experiment_name: str = MISSING
     start: str | None = MISSING
     resume: str | None = MISSING

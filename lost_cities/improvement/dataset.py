@@ -61,6 +61,13 @@ def read_labels(paths):
     for path in paths:
         with np.load(path) as data:
             parts.append({name: data[name] for name in data.files if not name.startswith(CARRY)})
+        first, last = parts[0], parts[-1]
+        if {k: (v.dtype, v.shape[1:]) for k, v in last.items()} != {
+            k: (v.dtype, v.shape[1:]) for k, v in first.items()
+        }:
+            raise ValueError(
+                f"{path}: its labels are not shaped as {paths[0]}'s (another env or observation)"
+            )
     if not parts:
         raise ValueError("no label files to read")
     return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
@@ -75,8 +82,15 @@ def chunk_paths(run_dir, iteration, chunks):
     return paths
 
 
-def pooled(run_dir, iteration, window, chunks):
-    """The labels of iterations ``iteration - window + 1 .. iteration`` (those that exist from 1)."""
+def pooled(run_dir, iteration, window, chunks, prior=None):
+    """The labels of iterations ``iteration - window + 1 .. iteration`` (those that exist from
+    1), newest last; where the window reaches before iteration 1, the newest iterations of
+    ``prior`` (``(run_dir, iterations, chunks)`` of an earlier run) fill it."""
     first = max(1, iteration - window + 1)
     paths = [p for i in range(first, iteration + 1) for p in chunk_paths(run_dir, i, chunks)]
+    if prior is not None:
+        prior_dir, prior_last, prior_chunks = prior
+        missing = window - (iteration - first + 1)
+        older = range(max(1, prior_last - missing + 1), prior_last + 1) if missing > 0 else ()
+        paths = [p for i in older for p in chunk_paths(prior_dir, i, prior_chunks)] + paths
     return read_labels(paths)

@@ -121,6 +121,10 @@ class Loop:
             )
         self.mesh = parallel.make_mesh(cfg.devices)
         parallel.check_divides(self.mesh, cfg.generate.games, "generate.games")
+        self.prior = None
+        if cfg.prior.run is not None:
+            source = OmegaConf.load(Path(cfg.prior.run) / CONFIG_FILE)
+            self.prior = (Path(cfg.prior.run), cfg.prior.iterations, source.generate.chunks)
 
     # ---- the champion --------------------------------------------------------------
 
@@ -211,7 +215,7 @@ class Loop:
     def distill(self, iteration, champion):
         """The student of ``iteration`` (resumed from its newest epoch checkpoint), and its scores."""
         cfg = self.cfg.student
-        labels = dataset.pooled(self.run_dir, iteration, cfg.window, self.cfg.generate.chunks)
+        labels = dataset.pooled(self.run_dir, iteration, cfg.window, self.cfg.generate.chunks, self.prior)
         n = len(labels["label"])
         keep = n - min(cfg.holdout, n // 2)  # the newest labels are the pool's last
         train = {name: jax.numpy.asarray(value[:keep]) for name, value in labels.items()}
@@ -365,6 +369,34 @@ def _check_devices(cfg):
     parallel.check_divides(parallel.make_mesh(cfg.devices), cfg.generate.games, "generate.games")
 
 
+def _resolve_prior(cfg, run_dir):
+    """Check ``prior`` and write it resolved into ``cfg``: the absolute run dir and the
+    iterations pooled (the labels of finished iterations never change, so a resume pools
+    the same)."""
+    if cfg.prior.run is None:
+        return
+    source = Path(cfg.prior.run).absolute()
+    if source == run_dir:
+        raise ValueError(f"prior.run={cfg.prior.run}: this run itself; name an earlier run")
+    if not (source / CONFIG_FILE).exists() or not (source / STATE_FILE).exists():
+        raise FileNotFoundError(
+            f"prior.run={cfg.prior.run}: no {CONFIG_FILE} and {STATE_FILE} there; "
+            "pass a run dir of lost_cities.improve"
+        )
+    saved = OmegaConf.load(source / CONFIG_FILE)
+    if saved.env.name != cfg.env.name:
+        raise ValueError(
+            f"prior.run={cfg.prior.run} labelled env={saved.env.name}, this run plays env={cfg.env.name}"
+        )
+    finished = json.loads((source / STATE_FILE).read_text())["iteration"]
+    iterations = finished if cfg.prior.iterations is None else cfg.prior.iterations
+    if not 1 <= iterations <= finished:
+        raise ValueError(
+            f"prior.iterations={iterations}: prior.run={cfg.prior.run} has finished {finished} iterations"
+        )
+    cfg.prior.run, cfg.prior.iterations = str(source), iterations
+
+
 def _start_spec(start):
     spec = parse(start)
     if not isinstance(spec, ModelSpec):
@@ -425,6 +457,7 @@ def prepare(cfg, run_dir, overrides=None):
             _start_spec(cfg.start)
         _check_devices(cfg)
         run_dir = Path(run_dir).absolute()
+        _resolve_prior(cfg, run_dir)
         files = [p.name for p in run_dir.iterdir() if p.name != ".lock"] if run_dir.exists() else []
         if files:
             raise FileExistsError(

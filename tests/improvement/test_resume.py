@@ -11,6 +11,7 @@ atomically before the step is reported, and runs no cleanup, so both leave the s
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -184,3 +185,45 @@ def test_a_resumes_bigger_gates_and_longer_run_become_the_runs_settings(referenc
     after.iterations, after.gate.deals = before.iterations, before.gate.deals
     assert after == before  # nothing else changed
     assert keep_resumed_settings(cfg, tmp_path) == []  # already the run's
+
+
+def test_a_run_pools_an_earlier_runs_labels_ahead_of_its_own(reference, tmp_path):
+    """``prior.run=<dir>``: a new run (from that run's champion, say) trains its first
+    students on the earlier run's newest labels too; the pool is the earlier run's last
+    iterations, then this run's, newest last, as long as the window."""
+    from omegaconf import OmegaConf
+
+    from lost_cities.improvement import dataset
+    from lost_cities.improvement.loop import CONFIG_FILE
+
+    cfg, run_dir = prepare(
+        tiny_cfg([f"prior.run={reference}", "iterations=1", "student.window=2"]), tmp_path / "b"
+    )
+    saved = OmegaConf.load(run_dir / CONFIG_FILE)
+    assert saved.prior.run == str(reference) and saved.prior.iterations == 2  # resolved: all it finished
+    rows = improve(cfg, run_dir)
+    assert rows[-1]["labels/pooled"] == 2 * (2 * 4 * 4)  # the reference's iteration 2 and this run's 1
+    pool = dataset.pooled(run_dir, 1, 2, 2, prior=(reference, 2, 2))
+    expected = dataset.read_labels(dataset.chunk_paths(reference, 2, 2) + dataset.chunk_paths(run_dir, 1, 2))
+    for name in expected:
+        np.testing.assert_array_equal(pool[name], expected[name])
+    assert (
+        len(dataset.pooled(run_dir, 1, 12, 2, prior=(reference, 1, 2))["label"]) == 2 * 32
+    )  # only up to prior 1
+
+
+@pytest.mark.parametrize(
+    "overrides, error, named",
+    [
+        (["prior.run=/nonexistent/run"], FileNotFoundError, "prior.run"),
+        (["prior.iterations=3"], ValueError, "prior.iterations=3"),  # the reference finished 2
+        (["env=match3"], ValueError, "env=single_round"),
+    ],
+)
+def test_a_bad_prior_run_is_refused_before_the_run_dir_is_written(
+    reference, tmp_path, overrides, error, named
+):
+    prior = [] if overrides[0].startswith("prior.run") else [f"prior.run={reference}"]
+    with pytest.raises(error, match=re.escape(named)):
+        prepare(tiny_cfg([*prior, *overrides]), tmp_path / "b")
+    assert not (tmp_path / "b").exists()

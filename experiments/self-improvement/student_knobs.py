@@ -1,0 +1,147 @@
+"""Which student recipe realizes the teacher's labels: each knob on the same labels, gated.
+
+    python experiments/self-improvement/student_knobs.py RUN_DIR --champion students/0005 \\
+        --iteration 8 --deals 2000 --first 60000 --recipes soft:champion:3e-4:4 hard:champion:3e-4:4 ...
+
+A recipe is ``targets:init:lr:epochs`` (``targets`` soft or hard, ``init`` champion or fresh).
+Every recipe is fitted by the loop's own :class:`~lost_cities.improvement.distill.Distiller` to
+the same pooled labels of ``RUN_DIR`` (its iterations ``iteration - window + 1 .. iteration``,
+the newest ``holdout`` labels kept out), from the same key, and gated against the champion
+by the loop's paired duplicate match on deals ``first ..``: the student knobs are measured
+with the teacher's labels held fixed, at the cost of a distillation and a gate each (about a
+minute), not an iteration's generation. The gate deals must lie outside the run's own gates
+(from 20,000) and the anchors (10,000-10,399); choose on one range, confirm on another.
+Writes one JSON row per recipe to ``--out`` (with the command, commit and date).
+"""
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import hydra
+import jax
+import numpy as np
+from jax.tree_util import Partial
+from omegaconf import OmegaConf
+
+from lost_cities import models
+from lost_cities.envs import make as make_env
+from lost_cities.evaluation import deal_bank, duplicate_evaluate
+from lost_cities.evaluation.provenance import provenance
+from lost_cities.improvement import dataset
+from lost_cities.improvement.distill import Distiller, init_params
+from lost_cities.models import network_policy
+from lost_cities.networks import current_targets
+from lost_cities.policies import make_policy
+
+
+def recipe(text):
+    targets, init, lr, epochs = text.split(":")
+    if targets not in ("soft", "hard") or init not in ("champion", "fresh"):
+        raise argparse.ArgumentTypeError(f"{text!r}: targets soft|hard, init champion|fresh")
+    return {"targets": targets, "init": init, "lr": float(lr), "epochs": int(epochs)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("--champion", required=True, help="the champion dir, relative to RUN_DIR")
+    parser.add_argument("--iteration", type=int, required=True, help="the pool's newest iteration")
+    parser.add_argument("--recipes", type=recipe, nargs="+", required=True)
+    parser.add_argument("--deals", type=int, default=2000)
+    parser.add_argument("--first", type=int, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--anchor", help="also play each student against this policy (e.g. heuristic_expert)")
+    parser.add_argument("--anchor-first", type=int, default=10000)
+    parser.add_argument("--anchor-deals", type=int, default=400)
+    args = parser.parse_args()
+    if args.out.exists():
+        raise SystemExit(f"{args.out} exists: choose another --out")
+
+    run = OmegaConf.load(args.run_dir / "config.yaml")
+    env = make_env(run.env.name)
+    champion = models.load_checkpoint(args.run_dir / args.champion, env)
+    labels = dataset.pooled(args.run_dir, args.iteration, run.student.window, run.generate.chunks)
+    n = len(labels["label"])
+    keep = n - min(run.student.holdout, n // 2)
+    train = {k: jax.numpy.asarray(v[:keep]) for k, v in labels.items()}
+    held = {k: jax.numpy.asarray(v[keep:]) for k, v in labels.items()}
+    policy = network_policy(env, champion.network)
+    deck_orders, coins = deal_bank(args.deals, first=args.first)
+    # The champion's own agreement with the search on the training labels: what a student starts from.
+    champion_train = float(
+        jax.device_get(
+            Distiller(champion.network, "hard", 1e-3, 1, run.student.minibatch_size, keep).score(
+                champion.params, train
+            )
+        )["accuracy"]
+    )
+    rows = []
+    for r in args.recipes:
+        started = time.monotonic()
+        distiller = Distiller(
+            champion.network, r["targets"], r["lr"], r["epochs"], run.student.minibatch_size, keep
+        )
+        key = jax.random.PRNGKey(args.seed)
+        start = champion.params
+        if r["init"] == "fresh":
+            critic = hydra.utils.instantiate(OmegaConf.create(current_targets(champion.meta["critic"])))
+            start = init_params(env, champion.network, critic, jax.random.fold_in(key, 0))
+        state = distiller.init(start, jax.random.fold_in(key, 1))
+        for _ in range(r["epochs"]):
+            state, metrics = distiller.epoch(state, train)
+        scores = jax.device_get(distiller.score(state.params, held))
+        fitted = time.monotonic()
+        gate = duplicate_evaluate(
+            env,
+            Partial(policy, state.params),
+            Partial(policy, champion.params),
+            deck_orders,
+            coins,
+            jax.random.PRNGKey(4),
+            run.gate.batch_size,
+        )
+        row = {
+            **r,
+            "pool": n,
+            "train_accuracy": float(metrics["accuracy"]),
+            "held_accuracy": float(scores["accuracy"]),
+            "champion_train_accuracy": champion_train,
+            "champion_held_accuracy": float(np.mean(np.asarray(held["base"] == held["label"]))),
+            **{
+                f"gate/{k}": gate[k]
+                for k in (
+                    "win_rate",
+                    "win_rate_lower",
+                    "win_rate_upper",
+                    "margin_mean",
+                    "margin_lower",
+                    "margin_upper",
+                    "max_steps_rate",
+                    "deals",
+                )
+            },
+            "deals_first": args.first,
+            "seconds": {"distill": fitted - started, "gate": time.monotonic() - fitted},
+        }
+        if args.anchor:
+            anchor = duplicate_evaluate(
+                env,
+                Partial(policy, state.params),
+                make_policy(args.anchor, env),
+                *deal_bank(args.anchor_deals, first=args.anchor_first),
+                jax.random.PRNGKey(4),
+                run.gate.batch_size,
+            )
+            row.update({f"anchor/{k}": anchor[k] for k in ("win_rate", "win_rate_lower", "win_rate_upper")})
+            row.update(anchor=args.anchor, anchor_first=args.anchor_first, anchor_deals=args.anchor_deals)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"provenance": provenance(), "rows": rows}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
