@@ -28,6 +28,8 @@ from omegaconf import OmegaConf
 from lost_cities import models
 from lost_cities.envs import make as make_env
 from lost_cities.evaluation import deal_bank, duplicate_evaluate
+from lost_cities.evaluation.comparison import compare
+from lost_cities.evaluation.duplicate import play_duplicate, summarise
 from lost_cities.evaluation.provenance import provenance
 from lost_cities.improvement import dataset
 from lost_cities.improvement.distill import Distiller, init_params
@@ -79,6 +81,27 @@ def main():
         )["accuracy"]
     )
     rows = []
+    if args.anchor:  # the champion's games against the anchor: each student's are paired with them
+        anchor_policy = make_policy(args.anchor, env)
+        anchor_deals = deal_bank(args.anchor_deals, first=args.anchor_first)
+
+        def versus_anchor(params):
+            return play_duplicate(
+                env,
+                Partial(policy, params),
+                anchor_policy,
+                *anchor_deals,
+                jax.random.PRNGKey(4),
+                run.gate.batch_size,
+            )
+
+        champion_games = versus_anchor(champion.params)
+        champion_anchor = {
+            f"champion_anchor/{k}": v
+            for k, v in summarise(champion_games, env.name).items()
+            if k in ("win_rate", "win_rate_lower", "win_rate_upper", "margin_mean")
+        }
+        print(json.dumps(champion_anchor), flush=True)
     for r in args.recipes:
         started = time.monotonic()
         distiller = Distiller(
@@ -127,15 +150,16 @@ def main():
             "seconds": {"distill": fitted - started, "gate": time.monotonic() - fitted},
         }
         if args.anchor:
-            anchor = duplicate_evaluate(
-                env,
-                Partial(policy, state.params),
-                make_policy(args.anchor, env),
-                *deal_bank(args.anchor_deals, first=args.anchor_first),
-                jax.random.PRNGKey(4),
-                run.gate.batch_size,
+            games = versus_anchor(state.params)
+            anchor = summarise(games, env.name)
+            row.update(
+                {
+                    f"anchor/{k}": anchor[k]
+                    for k in ("win_rate", "win_rate_lower", "win_rate_upper", "margin_mean")
+                }
             )
-            row.update({f"anchor/{k}": anchor[k] for k in ("win_rate", "win_rate_lower", "win_rate_upper")})
+            row.update({f"anchor_vs_champion/{k}": v for k, v in compare(games, champion_games).items()})
+            row.update(champion_anchor)
             row.update(anchor=args.anchor, anchor_first=args.anchor_first, anchor_deals=args.anchor_deals)
         rows.append(row)
         print(json.dumps(row), flush=True)

@@ -7,7 +7,9 @@ may run on the thread pool while its thunk's span ends; a loop's span holds its 
   stage jitted on its own and timed (median of several calls): the engine's step, the
   observation, the action features and their parts, the network and its parts, the whole
   greedy policy. What a search rollout repeats per lane and ply.
-- :func:`update_costs`: a default PPO update, its rollout and its epochs timed apart.
+- :func:`update_costs`: a default PPO update, its rollout and its epochs timed apart, and
+  the epochs' arithmetic (XLA's count of one minibatch gradient's operations, times the
+  steps): over the dense rate, the time the epochs could take at best.
 - :func:`op_table`: a ``jax.profiler`` trace of one call, its XLA:CPU thunks' times summed
   by the ``op_name`` (the JAX source scope) each came from, loops and conditionals left
   out (their spans contain their bodies'). The trace stays in ``trace_dir`` for
@@ -107,12 +109,22 @@ def update_costs(overrides=(), runs=3):
             loss, trainer.optimizer, params, opt_state, batch, key, ppo.epochs, ppo.minibatches
         )
 
+    minibatch = jax.tree.map(lambda x: x[: size // ppo.minibatches], batch)
+    grad = jax.jit(jax.grad(lambda p, b: trainer.loss(p, b, 1.0, None, None)[0]))
     return {
         "update": median_seconds(update, state, runs=runs),
         "rollout": median_seconds(run, state, runs=runs),
         "epochs": median_seconds(epochs, state.params, state.opt_state, batch, state.key, runs=runs),
+        "epochs_gflop": ppo.epochs * ppo.minibatches * flops(grad, state.params, minibatch) / 1e9,
         "decisions": size,
     }
+
+
+def flops(fn, *args):
+    """XLA's count of the floating-point operations of the jitted ``fn`` on ``args`` (loop-free
+    code only: XLA counts a loop's body once)."""
+    analysis = fn.lower(*args).compile().cost_analysis()
+    return (analysis[0] if isinstance(analysis, list) else analysis)["flops"]
 
 
 def op_table(fn, args, trace_dir, top=25):

@@ -130,7 +130,9 @@ def profile(args):
         parts = update_costs([f"network={network}"], runs=args.runs)
         print(
             f"# a default PPO update, network={network}: "
-            + ", ".join(f"{k} {v:.3f} s" for k, v in parts.items() if k != "decisions")
+            + ", ".join(f"{k} {parts[k]:.3f} s" for k in ("update", "rollout", "epochs"))
+            + f"; the epochs' arithmetic {parts['epochs_gflop']:.1f} GFLOP"
+            + f" ({parts['epochs_gflop'] / parts['epochs']:.0f} GFLOP/s)"
         )
 
 
