@@ -76,8 +76,11 @@ class GateConfig:
     first: int = MISSING
     batch_size: int = MISSING
     rule: str = MISSING
+    opponent: str | None = MISSING
 
     def __post_init__(self):
+        if self.opponent is not None:
+            train_schema.check_policy_names([self.opponent], "gate.opponent", allowed=())
         _positive("gate", deals=self.deals, batch_size=self.batch_size)
         _require(self.first >= 0, f"gate.first={self.first} must be a deal bank index >= 0")
         _require(

@@ -11,7 +11,8 @@ anywhere, or ``time_limit_minutes``) resumes exactly:
    ``students/<i>`` (an ordinary checkpoint dir: ``evaluate agent=<run>/students/<i>``);
 3. **gate**: the student against the champion, a paired duplicate match on deals no
    iteration trains on (bank v1 from ``gate.first``, fresh deals every iteration),
-   ``gates/<i>.json``; the rule promotes it when the margin's interval is above 0;
+   ``gates/<i>.json``; the rule promotes it when the margin's interval is above 0 (with
+   ``gate.opponent``, both play that opponent and the rule reads their deal-by-deal difference);
 4. **record**: the champion's anchors (the learning curve: the same deals every
    iteration, against ``anchors.opponents`` and the first champion), one row in
    ``iterations.jsonl`` and W&B, ``curve.png``, and ``state.json`` (the iteration done and
@@ -39,7 +40,7 @@ from omegaconf import OmegaConf
 from lost_cities import models, parallel
 from lost_cities.checkpoints import Checkpoints, restore, steps
 from lost_cities.envs import make as make_env
-from lost_cities.evaluation import deal_bank, duplicate_evaluate
+from lost_cities.evaluation import compare, deal_bank, play_duplicate, summarise
 from lost_cities.improvement import config as schema
 from lost_cities.improvement import dataset
 from lost_cities.improvement.distill import Distiller, init_params
@@ -269,7 +270,19 @@ class Loop:
         if path.exists():
             return json.loads(path.read_text())
         first = self._gate_first(iteration)
-        results = self._match(Partial(policy, student.params), Partial(policy, champion.params), cfg, first)
+        me, incumbent = Partial(policy, student.params), Partial(policy, champion.params)
+        if cfg.opponent is None:
+            results = self._match(me, incumbent, cfg, first)
+        else:  # both against the opponent on the same deals, seats and key: a paired difference
+            opponent = make_policy(cfg.opponent, self.env)
+            games = self._games(me, opponent, cfg, first)
+            champion_games = self._games(incumbent, opponent, cfg, first)
+            results = {
+                **summarise(games, self.env.name),
+                "versus_champion": compare(games, champion_games),
+                "champion": summarise(champion_games, self.env.name),
+                "opponent": cfg.opponent,
+            }
         results["deals_first"] = first
         path.parent.mkdir(exist_ok=True)
         _write_json(path, results)
@@ -284,11 +297,15 @@ class Loop:
         return previous["deals_first"] + previous["deals"]
 
     def _match(self, a, b, cfg, first):
+        return summarise(self._games(a, b, cfg, first), self.env.name)
+
+    def _games(self, a, b, cfg, first):
+        """``a`` against ``b`` on ``cfg.deals`` deals from ``first``: the played games."""
         deck_orders, coins = deal_bank(cfg.deals, first=first)
         key = jax.random.fold_in(self.key, 4)
         sharding = parallel.batch_sharding(self.mesh)
         a, b = self._replicated(a), self._replicated(b)
-        return duplicate_evaluate(self.env, a, b, deck_orders, coins, key, cfg.batch_size, sharding=sharding)
+        return play_duplicate(self.env, a, b, deck_orders, coins, key, cfg.batch_size, sharding=sharding)
 
     def _replicated(self, tree):
         """``tree``'s arrays on every device of the mesh (restored parameters sit on one)."""
@@ -555,6 +572,7 @@ def improve(cfg, run_dir, on_step=None, logger=None):
             "labels/made": labels,
             **distilled,
             **{f"gate/{m}": gate[m] for m in _GATE_METRICS},
+            **{f"gate/versus_champion/{m}": v for m, v in gate.get("versus_champion", {}).items()},
             "promoted": promoted,
             "champion": state["champion"],
             **anchors,
@@ -583,6 +601,12 @@ _GATE_METRICS = (
 
 
 def _promotes(gate, rule):
+    """The rule on the student's margin against the champion, or (``gate.opponent``) on its
+    deal-by-deal difference from the champion against the opponent."""
+    paired = gate.get("versus_champion")
+    if paired is not None:
+        lower = paired["margin_diff_lower" if rule == "margin" else "score_diff_lower"]
+        return lower is not None and lower > 0
     if rule == "margin":
         return gate["margin_lower"] is not None and gate["margin_lower"] > 0
     return gate["win_rate_lower"] > 0.5

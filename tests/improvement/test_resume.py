@@ -227,3 +227,20 @@ def test_a_bad_prior_run_is_refused_before_the_run_dir_is_written(
     with pytest.raises(error, match=re.escape(named)):
         prepare(tiny_cfg([*prior, *overrides]), tmp_path / "b")
     assert not (tmp_path / "b").exists()
+
+
+def test_a_gate_against_an_opponent_promotes_on_the_paired_difference(tmp_path):
+    """``gate.opponent``: the student and the champion play it on the same deals; the row
+    holds the deal-by-deal difference, which is the difference of their mean margins, and the
+    rule reads its interval."""
+    cfg, run_dir = prepare(tiny_cfg(["gate.opponent=random", "iterations=1"]), tmp_path / "run")
+    row = improve(cfg, run_dir)[-1]
+    gate = json.loads((run_dir / "gates" / "0001.json").read_text())
+    assert gate["opponent"] == "random" and gate["deals"] == 4
+    paired = gate["versus_champion"]
+    assert paired["margin_diff"] == pytest.approx(gate["margin_mean"] - gate["champion"]["margin_mean"])
+    assert row["gate/versus_champion/margin_diff"] == paired["margin_diff"]
+    assert row["promoted"] == (paired["margin_diff_lower"] > 0)
+    with pytest.raises(ValueError, match="gate.opponent"):
+        prepare(tiny_cfg(["gate.opponent=no_such_bot"]), tmp_path / "bad")
+    assert not (tmp_path / "bad").exists()
