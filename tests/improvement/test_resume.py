@@ -187,29 +187,37 @@ def test_a_resumes_bigger_gates_and_longer_run_become_the_runs_settings(referenc
     assert keep_resumed_settings(cfg, tmp_path) == []  # already the run's
 
 
-def test_a_run_pools_an_earlier_runs_labels_ahead_of_its_own(reference, tmp_path):
-    """``prior.run=<dir>``: a new run (from that run's champion, say) trains its first
-    students on the earlier run's newest labels too; the pool is the earlier run's last
-    iterations, then this run's, newest last, as long as the window."""
+def test_a_run_from_an_earlier_runs_labels_gated_against_an_opponent(reference, tmp_path):
+    """One tiny run for two settings (each costs a run):
+
+    - ``prior.run=<dir>``: the pool is the earlier run's last iterations, then this run's,
+      newest last, as long as the window (``prior.iterations`` resolved into config.yaml);
+    - ``gate.opponent``: the student and the champion play it on the same deals; the row holds
+      the deal-by-deal difference, which is the difference of their mean margins, and the
+      rule reads its interval."""
     from omegaconf import OmegaConf
 
     from lost_cities.improvement import dataset
     from lost_cities.improvement.loop import CONFIG_FILE
 
-    cfg, run_dir = prepare(
-        tiny_cfg([f"prior.run={reference}", "iterations=1", "student.window=2"]), tmp_path / "b"
-    )
+    overrides = [f"prior.run={reference}", "iterations=1", "student.window=2", "gate.opponent=random"]
+    cfg, run_dir = prepare(tiny_cfg(overrides), tmp_path / "b")
     saved = OmegaConf.load(run_dir / CONFIG_FILE)
     assert saved.prior.run == str(reference) and saved.prior.iterations == 2  # resolved: all it finished
-    rows = improve(cfg, run_dir)
-    assert rows[-1]["labels/pooled"] == 2 * (2 * 4 * 4)  # the reference's iteration 2 and this run's 1
+    row = improve(cfg, run_dir)[-1]
+    assert row["labels/pooled"] == 2 * (2 * 4 * 4)  # the reference's iteration 2 and this run's 1
     pool = dataset.pooled(run_dir, 1, 2, 2, prior=(reference, 2, 2))
     expected = dataset.read_labels(dataset.chunk_paths(reference, 2, 2) + dataset.chunk_paths(run_dir, 1, 2))
     for name in expected:
         np.testing.assert_array_equal(pool[name], expected[name])
-    assert (
-        len(dataset.pooled(run_dir, 1, 12, 2, prior=(reference, 1, 2))["label"]) == 2 * 32
-    )  # only up to prior 1
+    assert len(dataset.pooled(run_dir, 1, 12, 2, prior=(reference, 1, 2))["label"]) == 2 * 32  # up to prior 1
+
+    gate = json.loads((run_dir / "gates" / "0001.json").read_text())
+    assert gate["opponent"] == "random" and gate["deals"] == 4
+    paired = gate["versus_champion"]
+    assert paired["margin_diff"] == pytest.approx(gate["margin_mean"] - gate["champion"]["margin_mean"])
+    assert row["gate/versus_champion/margin_diff"] == paired["margin_diff"]
+    assert row["promoted"] == (paired["margin_diff_lower"] > 0)
 
 
 @pytest.mark.parametrize(
@@ -218,29 +226,13 @@ def test_a_run_pools_an_earlier_runs_labels_ahead_of_its_own(reference, tmp_path
         (["prior.run=/nonexistent/run"], FileNotFoundError, "prior.run"),
         (["prior.iterations=3"], ValueError, "prior.iterations=3"),  # the reference finished 2
         (["env=match3"], ValueError, "env=single_round"),
+        (["gate.opponent=no_such_bot"], ValueError, "gate.opponent"),
     ],
 )
-def test_a_bad_prior_run_is_refused_before_the_run_dir_is_written(
+def test_a_bad_prior_run_or_gate_opponent_is_refused_before_the_run_dir_is_written(
     reference, tmp_path, overrides, error, named
 ):
     prior = [] if overrides[0].startswith("prior.run") else [f"prior.run={reference}"]
     with pytest.raises(error, match=re.escape(named)):
         prepare(tiny_cfg([*prior, *overrides]), tmp_path / "b")
     assert not (tmp_path / "b").exists()
-
-
-def test_a_gate_against_an_opponent_promotes_on_the_paired_difference(tmp_path):
-    """``gate.opponent``: the student and the champion play it on the same deals; the row
-    holds the deal-by-deal difference, which is the difference of their mean margins, and the
-    rule reads its interval."""
-    cfg, run_dir = prepare(tiny_cfg(["gate.opponent=random", "iterations=1"]), tmp_path / "run")
-    row = improve(cfg, run_dir)[-1]
-    gate = json.loads((run_dir / "gates" / "0001.json").read_text())
-    assert gate["opponent"] == "random" and gate["deals"] == 4
-    paired = gate["versus_champion"]
-    assert paired["margin_diff"] == pytest.approx(gate["margin_mean"] - gate["champion"]["margin_mean"])
-    assert row["gate/versus_champion/margin_diff"] == paired["margin_diff"]
-    assert row["promoted"] == (paired["margin_diff_lower"] > 0)
-    with pytest.raises(ValueError, match="gate.opponent"):
-        prepare(tiny_cfg(["gate.opponent=no_such_bot"]), tmp_path / "bad")
-    assert not (tmp_path / "bad").exists()
