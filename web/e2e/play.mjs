@@ -171,6 +171,9 @@ async function playMatch(page, { label, agentId, url, seed, hintMoves, screensho
   check(!(await page.evaluate(() => window.lostCities.error)), await page.evaluate(() => window.lostCities.error));
   check((await page.evaluate(() => window.lostCities.policy.backend)) === 'wasm', 'the agent should run on WASM here');
   check((await page.evaluate(() => window.lostCities.policy.agent.id)) === agentId, `${label}: playing the wrong agent`);
+  const levelName = await page.evaluate(() => window.lostCities.chosen.level?.name ?? window.lostCities.chosen.name);
+  const shownName = await page.getByTestId('opponent-name').textContent();
+  check(shownName === levelName, `${label}: the board names the opponent "${shownName}", the ladder "${levelName}"`);
   const speed = await page.getByTestId('agent-speed').textContent();
   check(/^obs \S+ · \S+ · (no move yet|median \d+\.\d ms\/move)$/.test(speed), `${label}: the agent panel says "${speed}"`);
   await checkLayout(page, `${label} start`, widths);
@@ -197,9 +200,12 @@ async function playMatch(page, { label, agentId, url, seed, hintMoves, screensho
       await press(page.getByTestId('new-match'));
       await page.getByTestId('chooser').waitFor();
       await checkLayout(page, `${label} chooser mid-match`, widths);
+      await press(page.getByTestId('chooser').locator('button.opponent.level:not(.selected)').first()); // chosen, not started
       await press(page.getByTestId('close-chooser'));
       await page.getByTestId('prompt').waitFor();
       check((await page.evaluate(() => window.lostCities.actions.length)) === plies, `${label}: closing the chooser changed the match`);
+      const stillShown = await page.getByTestId('opponent-name').textContent();
+      check(stillShown === levelName, `${label}: after choosing another level and closing the chooser the board names "${stillShown}", playing "${levelName}"`);
       reopened = true;
     }
     const hintsOn = await page.evaluate(() => window.lostCities.hintsOn);

@@ -114,6 +114,12 @@ export class App {
     );
   }
 
+  /** The current match's opponent as the ladder names it (its level), else its own name. */
+  get opponentName(): string {
+    const agent = this.policy?.agent;
+    return agent?.level?.name ?? agent?.name ?? 'Agent';
+  }
+
   get chosen(): Agent | undefined {
     return this.agents.find((agent) => agent.id === this.chosenId);
   }
@@ -395,7 +401,7 @@ export class App {
         this.maybeAgentTurn();
         return;
       }
-      this.lastAgentMove = { text: `Agent ${describeAction(position.round, decision.action)}`, decision, round: position.round };
+      this.lastAgentMove = { text: `${this.opponentName} ${describeAction(position.round, decision.action)}`, decision, round: position.round };
       this.apply(decision.action);
     } catch (error) {
       this.thinking = false;

@@ -136,9 +136,11 @@ function actionBar(app: App): string {
   return `<div class="actionbar choices"><span class="prompt-text">${verb} <b>${cardName(id)}</b>, then draw from:</span> ${sources.join(' ')} ${button('Back', 'cancel')}</div>`;
 }
 
+const opponentName = (app: App) => escapeHtml(app.opponentName);
+
 /** Finished rounds' scores, the current round's board score so far (in italics), '–' for rounds not begun. */
 function roundTable(app: App, summaries: RoundSummary[], live = false): string {
-  const name = (seat: number) => (seat === app.humanSeat ? 'You' : 'Agent');
+  const name = (seat: number) => (seat === app.humanSeat ? 'You' : opponentName(app));
   const current = live && !app.ms.done && summaries.length < N_ROUNDS ? boardScore(app.ms.round) : null;
   const rows = [app.humanSeat, app.agentSeat].map((seat) => {
     const cells = [...Array(N_ROUNDS).keys()].map((r) => {
@@ -156,7 +158,7 @@ function colourBreakdown(app: App, round: RoundState, roundIdx: number): string 
   const head = `<tr><th></th>${COLOURS.map((c) => `<th class="c-${COLOUR_KEYS[c]}-text" title="${COLOUR_NAMES[c]}"><span class="long">${COLOUR_NAMES[c]}</span><span class="short">${COLOUR_NAMES[c].slice(0, 3)}</span></th>`).join('')}<th>R${roundIdx + 1}</th></tr>`;
   const rows = [app.humanSeat, app.agentSeat].map((seat) => {
     const cells = COLOURS.map((c) => (round.expCount[seat][c] ? signed(expeditionScore(round, seat, c)) : '–'));
-    return `<tr><th>${seat === app.humanSeat ? 'You' : 'Agent'}</th>${cells.map((x) => `<td>${x}</td>`).join('')}<td class="total">${signed(boardScore(round)[seat])}</td></tr>`;
+    return `<tr><th>${seat === app.humanSeat ? 'You' : opponentName(app)}</th>${cells.map((x) => `<td>${x}</td>`).join('')}<td class="total">${signed(boardScore(round)[seat])}</td></tr>`;
   });
   return `<table class="rounds">${head}${rows.join('')}</table>`;
 }
@@ -347,7 +349,7 @@ function sidePanel(app: App): string {
     ? ''
     : `<label class="toggle"><input type="checkbox" data-do="toggle-probs" data-testid="toggle-probs" ${app.showProbs ? 'checked' : ''}> ${policy?.agent.search ? 'show the moves it weighed' : 'show its move probabilities'}</label>${probabilities(app)}`;
   return `<aside class="side">
-    <section><h3>Opponent's last move</h3><p data-testid="agent-last-move">${app.lastAgentMove?.text ?? 'No move yet this round.'}</p>
+    <section><h3>Opponent's last move</h3><p data-testid="agent-last-move">${escapeHtml(app.lastAgentMove?.text ?? 'No move yet this round.')}</p>
       ${probsToggle}</section>
     <section><h3>Match</h3>${roundTable(app, app.summaries, true)}</section>
     <section><h3>Opponent</h3><p class="model">${model}</p></section>
@@ -455,7 +457,7 @@ export function render(app: App): void {
   <header class="topbar">
     <h1>Lost Cities</h1>
     <span class="chip" data-testid="round">Round <b>${app.ms.roundIdx + 1}</b> / ${N_ROUNDS}</span>
-    <span class="chip" data-testid="carry"><span class="long">Match total: </span>You <b>${app.ms.carry[app.humanSeat]}</b> · Agent <b>${app.ms.carry[app.agentSeat]}</b></span>
+    <span class="chip" data-testid="carry"><span class="long">Match total: </span>You <b>${app.ms.carry[app.humanSeat]}</b> · ${opponentName(app)} <b>${app.ms.carry[app.agentSeat]}</b></span>
     <span class="chip" data-testid="deck-count">Deck <b>${deckLeft(round)}</b></span>
     <span class="chip turn" data-testid="turn">${turn}</span>
     <span class="spacer"></span>
@@ -463,7 +465,7 @@ export function render(app: App): void {
   </header>
   <div class="main">
     <div class="table">
-      <div class="player-row"><span class="who agent">Agent</span> ${agentHand(app)} ${starterTag(app.agentSeat)}</div>
+      <div class="player-row"><span class="who agent" data-testid="opponent-name">${opponentName(app)}</span> ${agentHand(app)} ${starterTag(app.agentSeat)}</div>
       ${expeditionRow(round, app.agentSeat, 'agent')}
       ${centreRow(app)}
       ${expeditionRow(round, app.humanSeat, 'me')}
