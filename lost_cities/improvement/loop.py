@@ -74,6 +74,9 @@ RESUME_ALLOWED = (
 # Of those, the ones that go on applying: a resume writes them into the run's config.yaml, so
 # that a later `resume=<dir>` alone keeps the bigger gates and the longer run.
 RESUME_KEPT = ("iterations", "gate.deals", "gate.batch_size")
+# Settings added after runs were saved, with the value that gives such a run's behaviour: a
+# resume of a run saved without them gets these.
+ADDED_SETTINGS = {"gate.opponent": None, "prior": {"run": None, "iterations": None}}
 # Search knobs the teacher cannot take: the loop's rollouts are the champion's (or a fixed
 # `rollout` policy's), valued at the round's end, in uniform or belief-dealt worlds.
 UNSUPPORTED_KNOBS = ("leaf", "opponent_rollout", "next_move", "proposer", "endgame", "depth")
@@ -421,6 +424,9 @@ def _start_spec(start):
     return spec
 
 
+_ABSENT = object()
+
+
 def _flat(node, prefix=""):
     for key, value in node.items():
         if isinstance(value, dict) and value:
@@ -490,6 +496,9 @@ def prepare(cfg, run_dir, overrides=None):
             f"resume={cfg.resume}: no {CONFIG_FILE} there; pass a run dir of lost_cities.improve"
         )
     saved = OmegaConf.load(run_dir / CONFIG_FILE)
+    for key, value in ADDED_SETTINGS.items():
+        if OmegaConf.select(saved, key, default=_ABSENT) is _ABSENT:
+            OmegaConf.update(saved, key, value, merge=False)
     given = _hydra_overrides() if overrides is None else list(overrides)
     conflicts = _conflicts(cfg, saved, given)
     if conflicts:

@@ -236,3 +236,21 @@ def test_a_bad_prior_run_or_gate_opponent_is_refused_before_the_run_dir_is_writt
     with pytest.raises(error, match=re.escape(named)):
         prepare(tiny_cfg([*prior, *overrides]), tmp_path / "b")
     assert not (tmp_path / "b").exists()
+
+
+def test_a_run_saved_before_a_setting_was_added_resumes_as_it_ran(reference, tmp_path):
+    """A run dir whose config.yaml predates ``gate.opponent`` and ``prior`` resumes with the
+    values that give its behaviour (a head-to-head gate, no earlier labels)."""
+    import shutil
+
+    from omegaconf import OmegaConf
+
+    from lost_cities.improvement.loop import CONFIG_FILE
+
+    old = tmp_path / "old"
+    shutil.copytree(reference, old)
+    saved = OmegaConf.to_container(OmegaConf.load(old / CONFIG_FILE))
+    del saved["gate"]["opponent"], saved["prior"]
+    (old / CONFIG_FILE).write_text(OmegaConf.to_yaml(OmegaConf.create(saved)))
+    cfg, _ = prepare(tiny_cfg([f"resume={old}", "iterations=3"]), old)
+    assert cfg.gate.opponent is None and cfg.prior.run is None and cfg.iterations == 3
