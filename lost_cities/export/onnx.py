@@ -38,6 +38,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from lost_cities.game.cards import N_ACTIONS, N_DRAW_SOURCES
+from lost_cities.improvement.loop import run_config_of
 from lost_cities.models import load_checkpoint
 from lost_cities.models.checkpoint import checkpoint_dir
 from lost_cities.models.exported import layer_name
@@ -311,18 +312,20 @@ def manifest(agent, checkpoint, name, evaluation=None):
     """The manifest of an exported checkpoint; ``evaluation`` (a results JSON path) sets
     ``strength``, else the run's gates at the exported update do (absent if neither)."""
     meta = agent.meta
-    if "config" not in meta:
+    config = meta.get("config") or run_config_of(checkpoint)  # a loop's student: its run's config
+    if config is None:
         raise ValueError(
-            f"{checkpoint}: the checkpoint metadata has no training config; re-save it with lost_cities.train"
+            f"{checkpoint}: the checkpoint metadata has no training config and it is no student or "
+            "champion of a lost_cities.improve run; re-save it with lost_cities.train"
         )
     run_dir = run_dir_of(checkpoint)
     if evaluation is not None:
         strength = strength_from_results(json.loads(Path(evaluation).read_text()))
     else:
-        strength = strength_at_update(run_dir, meta["config"], meta["update"]) if run_dir else None
+        strength = strength_at_update(run_dir, config, meta["update"]) if run_dir else None
     features = network_features(meta["network"])
     info = {
-        "name": name or default_name(meta, checkpoint),
+        "name": name or default_name(config, meta["update"], checkpoint),
         "placeholder": False,
         "obs_version": meta["obs_version"],
         "obs_dim": meta["obs_dim"],
@@ -336,7 +339,7 @@ def manifest(agent, checkpoint, name, evaluation=None):
         "network": meta["network"],
         "checkpoint": checkpoint_label(checkpoint),
         "update": meta["update"],
-        "config_sha256": config_digest(meta["config"]),
+        "config_sha256": config_digest(config),
         "gates": gates_of_update(run_dir, meta["update"]),
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
@@ -366,10 +369,10 @@ def resolve_checkpoint(checkpoint, which="latest"):
     return path
 
 
-def default_name(meta, checkpoint):
+def default_name(config, update, checkpoint):
     """``<experiment> <run dir> update <n>``: enough to find the run the model came from."""
     run_dir = run_dir_of(checkpoint) or Path(checkpoint)
-    return f"{meta['config']['experiment_name']} {run_dir.absolute().name} update {meta['update']}"
+    return f"{config['experiment_name']} {run_dir.absolute().name} update {update}"
 
 
 def export(checkpoint, out, name=None, evaluation=None, which="latest", overwrite=False):

@@ -331,6 +331,18 @@ class Loop:
         return row
 
 
+def run_config_of(checkpoint):
+    """The config (a dict) of the loop run whose student or champion ``checkpoint`` is (its
+    ``checkpoints/latest`` or the dir above), else None: a student's metadata holds no
+    training config, its run's config.yaml is the one."""
+    for parent in list(Path(checkpoint).absolute().parents)[
+        :5
+    ]:  # <run>/students/<i>/checkpoints/latest[/<step>]
+        if (parent / CONFIG_FILE).exists() and (parent / STATE_FILE).exists():
+            return OmegaConf.to_container(OmegaConf.load(parent / CONFIG_FILE), resolve=True)
+    return None
+
+
 def _network_key(agent):
     return json.dumps(current_targets(agent.meta["network"]), sort_keys=True)
 

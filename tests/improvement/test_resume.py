@@ -254,3 +254,23 @@ def test_a_run_saved_before_a_setting_was_added_resumes_as_it_ran(reference, tmp
     (old / CONFIG_FILE).write_text(OmegaConf.to_yaml(OmegaConf.create(saved)))
     cfg, _ = prepare(tiny_cfg([f"resume={old}", "iterations=3"]), old)
     assert cfg.gate.opponent is None and cfg.prior.run is None and cfg.iterations == 3
+
+
+def test_a_student_exports_with_its_runs_config(reference, tmp_path):
+    """``export checkpoint=<run>/students/<i>``: a student's metadata holds no training config;
+    the manifest takes its run's (name and digest), so a champion can ship to the page."""
+    from omegaconf import OmegaConf
+
+    from lost_cities.export.onnx import config_digest, export
+    from lost_cities.improvement.loop import CONFIG_FILE
+
+    model, manifest = export(reference / "students" / "0001", tmp_path / "student.onnx")
+    info = json.loads(manifest.read_text())
+    config = OmegaConf.to_container(OmegaConf.load(reference / CONFIG_FILE), resolve=True)
+    assert info["config_sha256"] == config_digest(config)
+    assert info["name"].startswith("improve ") and model.stat().st_size > 0
+    import shutil
+
+    shutil.copytree(reference / "students" / "0001", tmp_path / "lone")  # out of its run: no config anywhere
+    with pytest.raises(ValueError, match="no training config"):
+        export(tmp_path / "lone", tmp_path / "x.onnx")
