@@ -28,6 +28,10 @@ OUT = "docs/results.md"
 
 # (agent id in web/public/agents.json, its results file relative to the repository root)
 CLAIMS = (
+    ("improve-b1", "experiments/self-improvement/claims/b0001_vs_heuristic_expert_10k.json"),
+    ("improve-b1", "experiments/self-improvement/claims/b0001_vs_heuristic_balanced_10k.json"),
+    ("improve-b1", "experiments/self-improvement/claims/b0001_vs_heuristic_cautious_10k.json"),
+    ("improve-b1", "experiments/self-improvement/claims/b0001_vs_discard_only_10k.json"),
     ("bc-ppo-xi6-bal2700", "experiments/ppo-vs-balanced/results/2700_vs_expert_10k.json"),
     ("bc-ppo-xi6-bal2700", "experiments/ppo-vs-balanced/results/2700_vs_balanced_10k.json"),
     ("bc-ppo-xi6-bal2700-search", "web/public/bc-ppo-xi6-bal2700-search.results.json"),

@@ -5,7 +5,7 @@ cards the mover has not seen, though the opponent chose its moves with its real 
 belief learned from self-play maps what the mover knows to each unseen card's chance of
 lying in the opponent's unknown hand; the search knob ``belief: <file>`` deals the worlds'
 opponent hands from it, everything else as in a uniform world. Told the opponent's true
-hand, the search on the page's net realizes about +3 points a round more than with
+hand, the search on the page's search net realizes about +3 points a round more than with
 uniform worlds; a belief trained on 1.2M positions, about +1 (experiments/search-belief/).
 
 Fitting a belief on a policy's self-play is :mod:`lost_cities.imitation.belief`

@@ -2,7 +2,7 @@
 
 Once at most ``deck_left`` cards are left in the deck, the unseen cards are few (the
 opponent's 8 and the deck's rest) and a rollout is a few plies long, so a search there can
-afford many more candidates and worlds than one at the round's start: on the page's net,
+afford many more candidates and worlds than one at the round's start: on the page's search net,
 24 candidates and 64 worlds with at most 8 cards left realize about three times what 4 x 16
 do there (experiments/search-vs-net/).
 
