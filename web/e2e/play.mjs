@@ -171,8 +171,8 @@ async function playMatch(page, { label, agentId, url, seed, hintMoves, screensho
   check(!(await page.evaluate(() => window.lostCities.error)), await page.evaluate(() => window.lostCities.error));
   check((await page.evaluate(() => window.lostCities.policy.backend)) === 'wasm', 'the agent should run on WASM here');
   check((await page.evaluate(() => window.lostCities.policy.agent.id)) === agentId, `${label}: playing the wrong agent`);
-  const levelName = await page.evaluate(() => window.lostCities.chosen.level?.name ?? window.lostCities.chosen.name);
-  const shownName = await page.getByTestId('opponent-name').textContent();
+  const levelName = await page.evaluate(() => window.lostCities.chosen.level?.name ?? 'Agent'); // off the ladder: 'Agent'
+  const shownName = await page.getByTestId('board-opponent').textContent();
   check(shownName === levelName, `${label}: the board names the opponent "${shownName}", the ladder "${levelName}"`);
   const speed = await page.getByTestId('agent-speed').textContent();
   check(/^obs \S+ · \S+ · (no move yet|median \d+\.\d ms\/move)$/.test(speed), `${label}: the agent panel says "${speed}"`);
@@ -204,7 +204,7 @@ async function playMatch(page, { label, agentId, url, seed, hintMoves, screensho
       await press(page.getByTestId('close-chooser'));
       await page.getByTestId('prompt').waitFor();
       check((await page.evaluate(() => window.lostCities.actions.length)) === plies, `${label}: closing the chooser changed the match`);
-      const stillShown = await page.getByTestId('opponent-name').textContent();
+      const stillShown = await page.getByTestId('board-opponent').textContent();
       check(stillShown === levelName, `${label}: after choosing another level and closing the chooser the board names "${stillShown}", playing "${levelName}"`);
       reopened = true;
     }

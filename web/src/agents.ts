@@ -230,3 +230,10 @@ export async function loadAgents(baseUrl: string): Promise<{ agents: Agent[]; de
   );
   return { agents, defaultId: index.defaultId };
 }
+
+/** An agent as the page names it to a player: its ladder level, else its own name. */
+export const playerName = (agent: Agent | undefined): string => agent?.level?.name ?? agent?.name ?? 'the agent';
+
+/** An opponent's name where a table cell or a line has room for a word: its ladder level, else "Agent"
+ * (a manifest's name is a sentence). */
+export const seatName = (agent: Agent | undefined): string => agent?.level?.name ?? 'Agent';

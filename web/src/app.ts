@@ -4,7 +4,7 @@
  * moves through the match engine and re-renders the whole table after every change (the
  * table is small).
  */
-import { type Agent, loadAgents } from './agents';
+import { type Agent, loadAgents, seatName } from './agents';
 import { DISCARD, N_DRAW_SOURCES, PLAY, encodeAction } from './cards';
 import { type Deal, type Random, randomDeal } from './deal';
 import { describeAction } from './describe';
@@ -112,12 +112,6 @@ export class App {
     return (
       this.policy !== null && !!this.ms && !this.ms.done && this.overlay === null && !this.choosing && !this.review && this.ms.round.toMove === this.humanSeat && !this.thinking
     );
-  }
-
-  /** The current match's opponent as the ladder names it (its level), else its own name. */
-  get opponentName(): string {
-    const agent = this.policy?.agent;
-    return agent?.level?.name ?? agent?.name ?? 'Agent';
   }
 
   get chosen(): Agent | undefined {
@@ -401,7 +395,7 @@ export class App {
         this.maybeAgentTurn();
         return;
       }
-      this.lastAgentMove = { text: `${this.opponentName} ${describeAction(position.round, decision.action)}`, decision, round: position.round };
+      this.lastAgentMove = { text: `${seatName(this.policy?.agent)} ${describeAction(position.round, decision.action)}`, decision, round: position.round };
       this.apply(decision.action);
     } catch (error) {
       this.thinking = false;

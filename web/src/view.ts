@@ -1,5 +1,5 @@
 /** Renders the whole table from the App's state (plain DOM strings; the table is small). */
-import { type Agent, describeStrength } from './agents';
+import { type Agent, describeStrength, playerName, seatName } from './agents';
 import { type Ratings, measuredScore, ratingText as ratingLine, versusLine } from './ratings';
 import { REVIEW_KNOBS, costliestFirst } from './review';
 import type { App, RoundSummary } from './app';
@@ -136,7 +136,7 @@ function actionBar(app: App): string {
   return `<div class="actionbar choices"><span class="prompt-text">${verb} <b>${cardName(id)}</b>, then draw from:</span> ${sources.join(' ')} ${button('Back', 'cancel')}</div>`;
 }
 
-const opponentName = (app: App) => escapeHtml(app.opponentName);
+const opponentName = (app: App) => escapeHtml(seatName(app.policy?.agent));
 
 /** Finished rounds' scores, the current round's board score so far (in italics), '–' for rounds not begun. */
 function roundTable(app: App, summaries: RoundSummary[], live = false): string {
@@ -312,7 +312,6 @@ function probabilities(app: App): string {
 }
 
 /** An agent's name for the player: its level's name, else its own. */
-export const playerName = (agent: Agent | undefined): string => agent?.level?.name ?? agent?.name ?? 'the agent';
 
 function storedMatches(app: App): string {
   if (app.games.length === 0) return '';
@@ -465,7 +464,7 @@ export function render(app: App): void {
   </header>
   <div class="main">
     <div class="table">
-      <div class="player-row"><span class="who agent" data-testid="opponent-name">${opponentName(app)}</span> ${agentHand(app)} ${starterTag(app.agentSeat)}</div>
+      <div class="player-row"><span class="who agent" data-testid="board-opponent">${opponentName(app)}</span> ${agentHand(app)} ${starterTag(app.agentSeat)}</div>
       ${expeditionRow(round, app.agentSeat, 'agent')}
       ${centreRow(app)}
       ${expeditionRow(round, app.humanSeat, 'me')}
