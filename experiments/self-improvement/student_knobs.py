@@ -36,6 +36,7 @@ from lost_cities.improvement.distill import Distiller, init_params
 from lost_cities.models import network_policy
 from lost_cities.networks import current_targets
 from lost_cities.policies import make_policy
+from lost_cities.training.report import ANCHOR_METRICS
 
 
 def recipe(text):
@@ -133,19 +134,7 @@ def main():
             "held_accuracy": float(scores["accuracy"]),
             "champion_train_accuracy": champion_train,
             "champion_held_accuracy": float(np.mean(np.asarray(held["base"] == held["label"]))),
-            **{
-                f"gate/{k}": gate[k]
-                for k in (
-                    "win_rate",
-                    "win_rate_lower",
-                    "win_rate_upper",
-                    "margin_mean",
-                    "margin_lower",
-                    "margin_upper",
-                    "max_steps_rate",
-                    "deals",
-                )
-            },
+            **{f"gate/{k}": gate[k] for k in (*ANCHOR_METRICS, "max_steps_rate", "deals")},
             "deals_first": args.first,
             "seconds": {"distill": fitted - started, "gate": time.monotonic() - fitted},
         }
