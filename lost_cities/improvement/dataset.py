@@ -57,14 +57,15 @@ def read_carry(path, template: Games):
 
 def read_labels(paths):
     """The labelled decisions of chunk files ``paths``, concatenated (the carry left out)."""
+
+    def layout(part):
+        return {name: (value.dtype, value.shape[1:]) for name, value in part.items()}
+
     parts = []
     for path in paths:
         with np.load(path) as data:
             parts.append({name: data[name] for name in data.files if not name.startswith(CARRY)})
-        first, last = parts[0], parts[-1]
-        if {k: (v.dtype, v.shape[1:]) for k, v in last.items()} != {
-            k: (v.dtype, v.shape[1:]) for k, v in first.items()
-        }:
+        if layout(parts[-1]) != layout(parts[0]):
             raise ValueError(
                 f"{path}: its labels are not shaped as {paths[0]}'s (another env or observation)"
             )

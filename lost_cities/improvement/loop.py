@@ -335,12 +335,16 @@ def run_config_of(checkpoint):
     """The config (a dict) of the loop run whose student or champion ``checkpoint`` is (its
     ``checkpoints/latest`` or the dir above), else None: a student's metadata holds no
     training config, its run's config.yaml is the one."""
-    for parent in list(Path(checkpoint).absolute().parents)[
-        :5
-    ]:  # <run>/students/<i>/checkpoints/latest[/<step>]
-        if (parent / CONFIG_FILE).exists() and (parent / STATE_FILE).exists():
+    above = list(Path(checkpoint).absolute().parents)[:5]  # <run>/students/<i>/checkpoints/latest[/<step>]
+    for parent in above:
+        if _is_run_dir(parent):
             return OmegaConf.to_container(OmegaConf.load(parent / CONFIG_FILE), resolve=True)
     return None
+
+
+def _is_run_dir(path):
+    """A dir of a loop run: its config and its state are written there."""
+    return (path / CONFIG_FILE).exists() and (path / STATE_FILE).exists()
 
 
 def _network_key(agent):
@@ -410,7 +414,7 @@ def _resolve_prior(cfg, run_dir):
     source = Path(cfg.prior.run).absolute()
     if source == run_dir:
         raise ValueError(f"prior.run={cfg.prior.run}: this run itself; name an earlier run")
-    if not (source / CONFIG_FILE).exists() or not (source / STATE_FILE).exists():
+    if not _is_run_dir(source):
         raise FileNotFoundError(
             f"prior.run={cfg.prior.run}: no {CONFIG_FILE} and {STATE_FILE} there; "
             "pass a run dir of lost_cities.improve"

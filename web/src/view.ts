@@ -311,8 +311,6 @@ function probabilities(app: App): string {
   return `<table class="probs" data-testid="probs">${rows.join('')}</table>`;
 }
 
-/** An agent's name for the player: its level's name, else its own. */
-
 function storedMatches(app: App): string {
   if (app.games.length === 0) return '';
   const rows = app.games
