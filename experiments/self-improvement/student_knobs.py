@@ -3,10 +3,12 @@
     python experiments/self-improvement/student_knobs.py RUN_DIR --champion students/0005 \\
         --iteration 8 --deals 2000 --first 60000 --recipes soft:champion:3e-4:4 hard:champion:3e-4:4 ...
 
-A recipe is ``targets:init:lr:epochs`` (``targets`` soft or hard, ``init`` champion or fresh).
+A recipe is ``targets:init:lr:epochs[:hidden]`` (``targets`` soft or hard, ``init`` champion or
+fresh; ``hidden``, e.g. ``512x512``, widens a fresh student's trunk past the champion's).
 Every recipe is fitted by the loop's own :class:`~lost_cities.improvement.distill.Distiller` to
 the same pooled labels of ``RUN_DIR`` (its iterations ``iteration - window + 1 .. iteration``,
-the newest ``holdout`` labels kept out), from the same key, and gated against the champion
+or with ``--pool RUN:FIRST-LAST ...`` exactly those iterations of those runs, oldest first; the
+newest ``holdout`` labels kept out), from the same key, and gated against the champion
 by the loop's paired duplicate match on deals ``first ..``: the student knobs are measured
 with the teacher's labels held fixed, at the cost of a distillation and a gate each (about a
 minute), not an iteration's generation. The gate deals must lie outside the run's own gates
@@ -35,15 +37,38 @@ from lost_cities.improvement import dataset
 from lost_cities.improvement.distill import Distiller, init_params
 from lost_cities.models import network_policy
 from lost_cities.networks import current_targets
+from lost_cities.networks.nets import build_network
 from lost_cities.policies import make_policy
 from lost_cities.training.report import ANCHOR_METRICS
 
 
 def recipe(text):
-    targets, init, lr, epochs = text.split(":")
-    if targets not in ("soft", "hard") or init not in ("champion", "fresh"):
-        raise argparse.ArgumentTypeError(f"{text!r}: targets soft|hard, init champion|fresh")
-    return {"targets": targets, "init": init, "lr": float(lr), "epochs": int(epochs)}
+    targets, init, lr, epochs, *hidden = text.split(":")
+    if targets not in ("soft", "hard") or init not in ("champion", "fresh") or len(hidden) > 1:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: targets:init:lr:epochs[:hidden], targets soft|hard, init champion|fresh"
+        )
+    if hidden and init != "fresh":
+        raise argparse.ArgumentTypeError(f"{text!r}: only a fresh student can change its width")
+    row = {"targets": targets, "init": init, "lr": float(lr), "epochs": int(epochs)}
+    if hidden:
+        row["hidden"] = [int(w) for w in hidden[0].split("x")]
+    return row
+
+
+def pool_part(text):
+    run, _, span = text.rpartition(":")
+    first, _, last = span.partition("-")
+    return Path(run), int(first), int(last or first)
+
+
+def pool_paths(parts):
+    """The chunk files of iterations ``first..last`` of each run, in the order given."""
+    paths = []
+    for run_dir, first, last in parts:
+        chunks = OmegaConf.load(run_dir / "config.yaml").generate.chunks
+        paths += [p for i in range(first, last + 1) for p in dataset.chunk_paths(run_dir, i, chunks)]
+    return paths
 
 
 def main():
@@ -52,6 +77,9 @@ def main():
     parser.add_argument("--champion", required=True, help="the champion dir, relative to RUN_DIR")
     parser.add_argument("--iteration", type=int, required=True, help="the pool's newest iteration")
     parser.add_argument("--recipes", type=recipe, nargs="+", required=True)
+    parser.add_argument(
+        "--pool", type=pool_part, nargs="+", help="RUN:FIRST-LAST ...: these labels instead of the window"
+    )
     parser.add_argument("--deals", type=int, default=2000)
     parser.add_argument("--first", type=int, required=True)
     parser.add_argument("--out", type=Path, required=True)
@@ -66,7 +94,10 @@ def main():
     run = OmegaConf.load(args.run_dir / "config.yaml")
     env = make_env(run.env.name)
     champion = models.load_checkpoint(args.run_dir / args.champion, env)
-    labels = dataset.pooled(args.run_dir, args.iteration, run.student.window, run.generate.chunks)
+    if args.pool:
+        labels = dataset.read_labels(pool_paths(args.pool))
+    else:
+        labels = dataset.pooled(args.run_dir, args.iteration, run.student.window, run.generate.chunks)
     n = len(labels["label"])
     keep = n - min(run.student.holdout, n // 2)
     train = {k: jax.numpy.asarray(v[:keep]) for k, v in labels.items()}
@@ -86,10 +117,10 @@ def main():
         anchor_policy = make_policy(args.anchor, env)
         anchor_deals = deal_bank(args.anchor_deals, first=args.anchor_first)
 
-        def versus_anchor(params):
+        def versus_anchor(params, acting=policy):
             return play_duplicate(
                 env,
-                Partial(policy, params),
+                Partial(acting, params),
                 anchor_policy,
                 *anchor_deals,
                 jax.random.PRNGKey(4),
@@ -105,14 +136,17 @@ def main():
         print(json.dumps(champion_anchor), flush=True)
     for r in args.recipes:
         started = time.monotonic()
-        distiller = Distiller(
-            champion.network, r["targets"], r["lr"], r["epochs"], run.student.minibatch_size, keep
-        )
+        network = champion.network
         key = jax.random.PRNGKey(args.seed)
         start = champion.params
         if r["init"] == "fresh":
             critic = hydra.utils.instantiate(OmegaConf.create(current_targets(champion.meta["critic"])))
-            start = init_params(env, champion.network, critic, jax.random.fold_in(key, 0))
+            if "hidden" in r:
+                wider = {**champion.meta["network"], "hidden": r["hidden"]}
+                network = build_network(OmegaConf.create(wider), critic)
+            start = init_params(env, network, critic, jax.random.fold_in(key, 0))
+        distiller = Distiller(network, r["targets"], r["lr"], r["epochs"], run.student.minibatch_size, keep)
+        student_policy = network_policy(env, network)
         state = distiller.init(start, jax.random.fold_in(key, 1))
         for _ in range(r["epochs"]):
             state, metrics = distiller.epoch(state, train)
@@ -120,7 +154,7 @@ def main():
         fitted = time.monotonic()
         gate = duplicate_evaluate(
             env,
-            Partial(policy, state.params),
+            Partial(student_policy, state.params),
             Partial(policy, champion.params),
             deck_orders,
             coins,
@@ -130,6 +164,7 @@ def main():
         row = {
             **r,
             "pool": n,
+            "pool_runs": [f"{d}:{a}-{b}" for d, a, b in args.pool] if args.pool else None,
             "train_accuracy": float(metrics["accuracy"]),
             "held_accuracy": float(scores["accuracy"]),
             "champion_train_accuracy": champion_train,
@@ -139,7 +174,7 @@ def main():
             "seconds": {"distill": fitted - started, "gate": time.monotonic() - fitted},
         }
         if args.anchor:
-            games = versus_anchor(state.params)
+            games = versus_anchor(state.params, student_policy)
             anchor = summarise(games, env.name)
             row.update(
                 {

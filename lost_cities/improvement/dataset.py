@@ -83,15 +83,18 @@ def chunk_paths(run_dir, iteration, chunks):
     return paths
 
 
-def pooled(run_dir, iteration, window, chunks, prior=None):
+def pooled(run_dir, iteration, window, chunks, priors=()):
     """The labels of iterations ``iteration - window + 1 .. iteration`` (those that exist from
-    1), newest last; where the window reaches before iteration 1, the newest iterations of
-    ``prior`` (``(run_dir, iterations, chunks)`` of an earlier run) fill it."""
+    1), newest last; where the window reaches before iteration 1, the newest iterations of the
+    earlier runs ``priors`` (``(run_dir, iterations, chunks)`` each, the nearest first: a
+    run's prior, then that run's own prior, ...) fill it."""
     first = max(1, iteration - window + 1)
     paths = [p for i in range(first, iteration + 1) for p in chunk_paths(run_dir, i, chunks)]
-    if prior is not None:
-        prior_dir, prior_last, prior_chunks = prior
-        missing = window - (iteration - first + 1)
-        older = range(max(1, prior_last - missing + 1), prior_last + 1) if missing > 0 else ()
+    missing = window - (iteration - first + 1)
+    for prior_dir, prior_last, prior_chunks in priors:
+        if missing <= 0:
+            break
+        older = range(max(1, prior_last - missing + 1), prior_last + 1)
         paths = [p for i in older for p in chunk_paths(prior_dir, i, prior_chunks)] + paths
+        missing -= len(older)
     return read_labels(paths)

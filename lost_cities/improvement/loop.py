@@ -125,10 +125,7 @@ class Loop:
             )
         self.mesh = parallel.make_mesh(cfg.devices)
         parallel.check_divides(self.mesh, cfg.generate.games, "generate.games")
-        self.prior = None
-        if cfg.prior.run is not None:
-            source = OmegaConf.load(Path(cfg.prior.run) / CONFIG_FILE)
-            self.prior = (Path(cfg.prior.run), cfg.prior.iterations, source.generate.chunks)
+        self.priors = prior_chain(cfg)
 
     # ---- the champion --------------------------------------------------------------
 
@@ -219,7 +216,7 @@ class Loop:
     def distill(self, iteration, champion):
         """The student of ``iteration`` (resumed from its newest epoch checkpoint), and its scores."""
         cfg = self.cfg.student
-        labels = dataset.pooled(self.run_dir, iteration, cfg.window, self.cfg.generate.chunks, self.prior)
+        labels = dataset.pooled(self.run_dir, iteration, cfg.window, self.cfg.generate.chunks, self.priors)
         n = len(labels["label"])
         keep = n - min(cfg.holdout, n // 2)  # the newest labels are the pool's last
         train = {name: jax.numpy.asarray(value[:keep]) for name, value in labels.items()}
@@ -431,6 +428,18 @@ def _resolve_prior(cfg, run_dir):
             f"prior.iterations={iterations}: prior.run={cfg.prior.run} has finished {finished} iterations"
         )
     cfg.prior.run, cfg.prior.iterations = str(source), iterations
+
+
+def prior_chain(cfg):
+    """``[(run_dir, iterations, chunks), ...]``: the run's prior, that run's own prior, and so
+    on (each as its saved config resolved it), the nearest first: the runs whose labels a
+    window longer than this run reaches."""
+    chain, prior = [], cfg.prior
+    while prior is not None and prior.run is not None:
+        source = OmegaConf.load(Path(prior.run) / CONFIG_FILE)
+        chain.append((Path(prior.run), prior.iterations, source.generate.chunks))
+        prior = OmegaConf.select(source, "prior", default=None)
+    return chain
 
 
 def _start_spec(start):

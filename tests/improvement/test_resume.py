@@ -191,14 +191,15 @@ def test_a_run_from_an_earlier_runs_labels_gated_against_an_opponent(reference, 
     """One tiny run for two settings (each costs a run):
 
     - ``prior.run=<dir>``: the pool is the earlier run's last iterations, then this run's,
-      newest last, as long as the window (``prior.iterations`` resolved into config.yaml);
+      newest last, as long as the window (``prior.iterations`` resolved into config.yaml); a
+      run whose prior has a prior of its own reaches through both;
     - ``gate.opponent``: the student and the champion play it on the same deals; the row holds
       the deal-by-deal difference, which is the difference of their mean margins, and the
       rule reads its interval."""
     from omegaconf import OmegaConf
 
     from lost_cities.improvement import dataset
-    from lost_cities.improvement.loop import CONFIG_FILE
+    from lost_cities.improvement.loop import CONFIG_FILE, prior_chain
 
     overrides = [f"prior.run={reference}", "iterations=1", "student.window=2", "gate.opponent=random"]
     cfg, run_dir = prepare(tiny_cfg(overrides), tmp_path / "b")
@@ -206,11 +207,22 @@ def test_a_run_from_an_earlier_runs_labels_gated_against_an_opponent(reference, 
     assert saved.prior.run == str(reference) and saved.prior.iterations == 2  # resolved: all it finished
     row = improve(cfg, run_dir)[-1]
     assert row["labels/pooled"] == 2 * (2 * 4 * 4)  # the reference's iteration 2 and this run's 1
-    pool = dataset.pooled(run_dir, 1, 2, 2, prior=(reference, 2, 2))
+    pool = dataset.pooled(run_dir, 1, 2, 2, priors=[(reference, 2, 2)])
     expected = dataset.read_labels(dataset.chunk_paths(reference, 2, 2) + dataset.chunk_paths(run_dir, 1, 2))
     for name in expected:
         np.testing.assert_array_equal(pool[name], expected[name])
-    assert len(dataset.pooled(run_dir, 1, 12, 2, prior=(reference, 1, 2))["label"]) == 2 * 32  # up to prior 1
+    up_to_one = dataset.pooled(run_dir, 1, 12, 2, priors=[(reference, 1, 2)])
+    assert len(up_to_one["label"]) == 2 * 32  # the reference's iteration 1 and this run's
+
+    later, _ = prepare(tiny_cfg([f"prior.run={run_dir}"]), tmp_path / "c")  # b's labels, then the reference's
+    chain = prior_chain(later)
+    assert chain == [(run_dir, 1, 2), (reference, 2, 2)]
+    expected = dataset.read_labels(
+        [p for i in (1, 2) for p in dataset.chunk_paths(reference, i, 2)] + dataset.chunk_paths(run_dir, 1, 2)
+    )
+    pool = dataset.pooled(tmp_path / "c", 0, 3, 2, priors=chain)  # before its own first iteration
+    for name in expected:
+        np.testing.assert_array_equal(pool[name], expected[name])
 
     gate = json.loads((run_dir / "gates" / "0001.json").read_text())
     assert gate["opponent"] == "random" and gate["deals"] == 4
