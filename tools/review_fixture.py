@@ -21,10 +21,18 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import numpy as np
-from search_fixture import MODEL, ROOT, candidate_plies, check_worlds, hidden_of, play_match, search_config
+from search_fixture import (
+    MODEL,
+    ROOT,
+    candidate_plies,
+    check_worlds,
+    fixture_file,
+    hidden_of,
+    play_match,
+    search_config,
+)
 
 from lost_cities.agents import load_exported
-from lost_cities.export.web_contract import PAGE_PRESET
 from lost_cities.game.match import match_legal_action_mask
 from lost_cities.search.agent import search_decision
 from lost_cities.search.candidates import logit_scores
@@ -108,24 +116,9 @@ def build_fixture(seed, positions, own_moves):
             f"gain {record['gain']:.2f} (s.e. {record['se']:.2f})",
             file=sys.stderr,
         )
-    return {
-        "format_version": FORMAT_VERSION,
-        "generator": "python tools/review_fixture.py",
-        "model": MODEL,
-        "preset": PAGE_PRESET,
-        "knobs": {
-            "worlds": cfg.worlds,
-            "candidates": cfg.candidates,
-            "gate_points": cfg.gate_points,
-            "gate_z": cfg.gate_z,
-        },
-        "worlds_dealt": "uniform (the belief is not part of this fixture)",
-        "seed": seed,
-        "deck_orders": deck_orders.tolist(),
-        "coins": coins.tolist(),
-        "actions": actions[: picked[-1] + 1],
-        "positions": out,
-    }
+    return fixture_file(
+        "review_fixture", FORMAT_VERSION, MODEL, cfg, seed, deck_orders, coins, actions[: picked[-1] + 1], out
+    )
 
 
 def main(argv=None):

@@ -184,9 +184,16 @@ def build_fixture(seed, positions, deviating, model=MODEL):
         )
     picked = pick(found, positions, deviating)
     last = picked[-1]["ply"]
+    moves = actions[: last + 1]
+    return fixture_file("search_fixture", FORMAT_VERSION, model, cfg, seed, deck_orders, coins, moves, picked)
+
+
+def fixture_file(tool, version, model, cfg, seed, deck_orders, coins, actions, positions):
+    """A fixture's JSON: the match (its deal and moves), the page preset's knobs, and
+    ``positions``; the search and review fixtures share the layout the web tests read."""
     return {
-        "format_version": FORMAT_VERSION,
-        "generator": "python tools/search_fixture.py",
+        "format_version": version,
+        "generator": f"python tools/{tool}.py",
         "model": model,
         "preset": PAGE_PRESET,
         "knobs": {
@@ -199,8 +206,8 @@ def build_fixture(seed, positions, deviating, model=MODEL):
         "seed": seed,
         "deck_orders": deck_orders.tolist(),
         "coins": coins.tolist(),
-        "actions": actions[: last + 1],
-        "positions": picked,
+        "actions": actions,
+        "positions": positions,
     }
 
 
