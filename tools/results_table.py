@@ -28,6 +28,10 @@ OUT = "docs/results.md"
 
 # (agent id in web/public/agents.json, its results file relative to the repository root)
 CLAIMS = (
+    ("improve-d4", "experiments/self-improvement/claims/d0004_vs_heuristic_expert_10k.json"),
+    ("improve-d4", "experiments/self-improvement/claims/d0004_vs_heuristic_balanced_10k.json"),
+    ("improve-d4", "experiments/self-improvement/claims/d0004_vs_heuristic_cautious_10k.json"),
+    ("improve-d4", "experiments/self-improvement/claims/d0004_vs_discard_only_10k.json"),
     ("improve-c4", "experiments/self-improvement/claims/c0004_vs_heuristic_expert_10k.json"),
     ("improve-c4", "experiments/self-improvement/claims/c0004_vs_heuristic_balanced_10k.json"),
     ("improve-c4", "experiments/self-improvement/claims/c0004_vs_heuristic_cautious_10k.json"),
