@@ -67,7 +67,7 @@ def pool_paths(parts):
     paths = []
     for run_dir, first, last in parts:
         chunks = OmegaConf.load(run_dir / "config.yaml").generate.chunks
-        paths += [p for i in range(first, last + 1) for p in dataset.chunk_paths(run_dir, i, chunks)]
+        paths += dataset.span_paths(run_dir, first, last, chunks)
     return paths
 
 

@@ -83,18 +83,23 @@ def chunk_paths(run_dir, iteration, chunks):
     return paths
 
 
+def span_paths(run_dir, first, last, chunks):
+    """The chunk files of iterations ``first..last`` of a run, oldest first."""
+    return [p for i in range(first, last + 1) for p in chunk_paths(run_dir, i, chunks)]
+
+
 def pooled(run_dir, iteration, window, chunks, priors=()):
     """The labels of iterations ``iteration - window + 1 .. iteration`` (those that exist from
     1), newest last; where the window reaches before iteration 1, the newest iterations of the
     earlier runs ``priors`` (``(run_dir, iterations, chunks)`` each, the nearest first: a
     run's prior, then that run's own prior, ...) fill it."""
     first = max(1, iteration - window + 1)
-    paths = [p for i in range(first, iteration + 1) for p in chunk_paths(run_dir, i, chunks)]
+    paths = span_paths(run_dir, first, iteration, chunks)
     missing = window - (iteration - first + 1)
     for prior_dir, prior_last, prior_chunks in priors:
         if missing <= 0:
             break
-        older = range(max(1, prior_last - missing + 1), prior_last + 1)
-        paths = [p for i in older for p in chunk_paths(prior_dir, i, prior_chunks)] + paths
-        missing -= len(older)
+        oldest = max(1, prior_last - missing + 1)
+        paths = span_paths(prior_dir, oldest, prior_last, prior_chunks) + paths
+        missing -= prior_last - oldest + 1
     return read_labels(paths)
