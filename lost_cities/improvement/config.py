@@ -44,10 +44,17 @@ class GenerateConfig:
     plies: int = MISSING
     chunks: int = MISSING
     play: str = MISSING
+    opponents: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self):
         _positive("generate", games=self.games, plies=self.plies, chunks=self.chunks)
         _require(self.play in PLAY, f"generate.play={self.play!r}; choose one of {list(PLAY)}")
+        train_schema.check_policy_names(list(self.opponents), "generate.opponents", allowed=())
+        shares = list(self.opponents.values())
+        _require(
+            all(share > 0 for share in shares) and sum(shares) <= 1,
+            f"generate.opponents={dict(self.opponents)}: each a share of the games > 0, together at most 1",
+        )
 
 
 @dataclass

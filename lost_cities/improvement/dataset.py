@@ -74,6 +74,15 @@ def read_labels(paths):
     return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
 
 
+def count(paths):
+    """The labelled decisions in chunk files ``paths`` (a chunk's count varies with an opponent mix)."""
+    total = 0
+    for path in paths:
+        with np.load(path) as data:
+            total += len(data["label"])
+    return total
+
+
 def chunk_paths(run_dir, iteration, chunks):
     """The ``chunks`` chunk files of ``iteration``; an error if one is missing."""
     paths = [chunk_path(run_dir, iteration, k) for k in range(chunks)]

@@ -18,6 +18,12 @@ The game then moves on by a sample of the soft target (``play=sample``), the sea
 (``teacher``) or the champion's own sample (``champion``); a finished game is redealt. The
 games are a carry: a chunk continues where the previous one stopped, so positions of all
 three rounds are labelled in proportion.
+
+With an opponent mix (``generate.opponents``: a policy's share of the games), each game is
+dealt its opponent with its deal: self-play, or one seat (drawn) played by a mix opponent.
+The champion's side of those games is labelled as in self-play; the opponent's moves are its
+own, and its decisions are searched (under ``vmap`` every game pays for its lane) but not kept
+(:func:`own_decisions`): the student learns the champion's play against the mix.
 """
 
 import jax
@@ -38,10 +44,13 @@ TARGETS = ("soft", "hard")
 
 @struct.dataclass
 class Games:
-    """The self-play games in progress and the key of their next ply."""
+    """The games in progress and the key of their next ply; with an opponent mix, who plays
+    each game (without one these are None: no leaves, so a self-play carry is as it was)."""
 
     states: object  # env states, leading axis the games
     key: jax.Array
+    opponent: jax.Array | None = None  # int32[games]: 0 self-play, j the mix's j-th opponent
+    seat: jax.Array | None = None  # int32[games]: the seat that opponent plays
 
 
 class Labeller:
@@ -50,21 +59,39 @@ class Labeller:
     ``network`` is the champion's network (its ``params`` are an argument, so one compiled
     chunk serves every champion), ``search`` a :class:`~lost_cities.search.SearchConfig`,
     ``deal`` a world sampler (a learned belief's) or None, ``rollout`` a fixed rollout
-    policy or None (the champion plays the rollouts)."""
+    policy or None (the champion plays the rollouts), ``opponents`` the mix: ``(policy,
+    share)`` pairs, the rest of the games self-play."""
 
-    def __init__(self, env, network, search, games, plies, temperature, play, deal=None, rollout=None):
+    def __init__(
+        self, env, network, search, games, plies, temperature, play, deal=None, rollout=None, opponents=()
+    ):
         if play not in PLAY:
             raise ValueError(f"generate.play={play!r}; choose one of {list(PLAY)}")
         if not temperature > 0:
             raise ValueError(f"teacher.temperature={temperature!r}: points per unit of a target's logit, > 0")
+        shares = [share for _, share in opponents]
+        if any(not share > 0 for share in shares) or sum(shares) > 1 + 1e-9:
+            raise ValueError(f"generate.opponents: shares {shares} must be > 0 and sum to at most 1")
         self.env, self.network, self.search = env, network, search
         self.games, self.plies, self.temperature, self.play = games, plies, temperature, play
         self.deal, self.rollout = deal, rollout
+        self.opponents = tuple(policy for policy, _ in opponents)
+        self.shares = jnp.log(jnp.asarray([max(1.0 - sum(shares), 0.0), *shares]))  # self-play first
         self.chunk = jax.jit(self._chunk)
 
     def init(self, key):
         k_games, key = jax.random.split(key)
-        return Games(jax.vmap(self.env.init)(jax.random.split(k_games, self.games)), key)
+        games = Games(jax.vmap(self.env.init)(jax.random.split(k_games, self.games)), key)
+        if not self.opponents:
+            return games
+        opponent, seat = self._draw(jax.random.fold_in(k_games, 1))
+        return games.replace(opponent=opponent, seat=seat)
+
+    def _draw(self, key):
+        """Each game's opponent (0: self-play) and the seat it plays."""
+        k_opponent, k_seat = jax.random.split(key)
+        opponent = jax.random.categorical(k_opponent, self.shares, shape=(self.games,)).astype(jnp.int32)
+        return opponent, jax.random.randint(k_seat, (self.games,), 0, 2, jnp.int32)
 
     def _decision(self, params, state, key):
         """The search's scores of one position, and the labels made of them."""
@@ -97,23 +124,43 @@ class Labeller:
         }
         return moves[self.play], labels
 
-    def _ply(self, params, states, key):
+    def _ply(self, params, games, key):
         env, n = self.env, self.games
+        states = games.states
         k_decide, k_reset = jax.random.split(key)
         mover = jax.vmap(env.to_move)(states)
         obs = jax.vmap(env.observe)(states, mover)
         mask = jax.vmap(env.legal_mask)(states)
         action, labels = jax.vmap(Partial(self._decision, params))(states, jax.random.split(k_decide, n))
+        labels = {"obs": obs, "mask": mask, **labels}
+        if self.opponents:
+            k_moves, k_draw = jax.random.split(jax.random.fold_in(key, 1))
+            keys = jax.random.split(k_moves, n)
+            moves = jnp.stack([jax.vmap(policy)(states, keys).astype(jnp.int32) for policy in self.opponents])
+            theirs = (games.opponent > 0) & (mover == games.seat)
+            action = jnp.where(theirs, moves[jnp.maximum(games.opponent - 1, 0), jnp.arange(n)], action)
+            labels["own"] = ~theirs
         states, _, done = jax.vmap(env.step)(states, action)
         fresh = jax.vmap(env.init)(jax.random.split(k_reset, n))
-        states = select(done, fresh, states)
-        return states, {"obs": obs, "mask": mask, **labels}
+        games = games.replace(states=select(done, fresh, states))
+        if self.opponents:  # a redealt game is dealt its opponent afresh
+            opponent, seat = self._draw(k_draw)
+            games = games.replace(
+                opponent=jnp.where(done, opponent, games.opponent), seat=jnp.where(done, seat, games.seat)
+            )
+        return games, labels
 
     def _chunk(self, params, games):
         key, k_plies = jax.random.split(games.key)
-        states, labels = jax.lax.scan(
-            lambda s, k: self._ply(params, s, k), games.states, jax.random.split(k_plies, self.plies)
+        games, labels = jax.lax.scan(
+            lambda g, k: self._ply(params, g, k), games, jax.random.split(k_plies, self.plies)
         )
         size = self.games * self.plies
         labels = jax.tree.map(lambda x: x.reshape((size,) + x.shape[2:]), labels)
-        return Games(states, key), labels
+        return games.replace(key=key), labels
+
+
+def own_decisions(labels):
+    """A chunk's labels of the champion's decisions: a mix opponent's are dropped (``own``)."""
+    own = labels.pop("own", None)
+    return labels if own is None else {name: value[own] for name, value in labels.items()}

@@ -44,7 +44,7 @@ from lost_cities.evaluation import compare, deal_bank, play_duplicate, summarise
 from lost_cities.improvement import config as schema
 from lost_cities.improvement import dataset
 from lost_cities.improvement.distill import Distiller, init_params
-from lost_cities.improvement.labels import Labeller
+from lost_cities.improvement.labels import Labeller, own_decisions
 from lost_cities.improvement.report import plot_curve
 from lost_cities.models import network_policy
 from lost_cities.networks import current_targets
@@ -76,7 +76,11 @@ RESUME_ALLOWED = (
 RESUME_KEPT = ("iterations", "gate.deals", "gate.batch_size")
 # Settings added after runs were saved, with the value that gives such a run's behaviour: a
 # resume of a run saved without them gets these.
-ADDED_SETTINGS = {"gate.opponent": None, "prior": {"run": None, "iterations": None}}
+ADDED_SETTINGS = {
+    "gate.opponent": None,
+    "prior": {"run": None, "iterations": None},
+    "generate.opponents": {},
+}
 # Search knobs the teacher cannot take: the loop's rollouts are the champion's (or a fixed
 # `rollout` policy's), valued at the round's end, in uniform or belief-dealt worlds.
 UNSUPPORTED_KNOBS = ("leaf", "opponent_rollout", "next_move", "proposer", "endgame", "depth")
@@ -182,10 +186,11 @@ class Loop:
                 continue
             games = self._games_before(iteration, k, labeller)
             games, labels = labeller.chunk(self._replicated(champion.params), games)
-            dataset.write_chunk(path, jax.device_get(labels), jax.device_get(games))
-            made += cfg.games * cfg.plies
+            labels = own_decisions(jax.device_get(labels))
+            dataset.write_chunk(path, labels, jax.device_get(games))
+            made += len(labels["label"])
             self._step("generate", iteration, k)
-        return cfg.chunks * cfg.games * cfg.plies, made
+        return dataset.count(dataset.chunk_paths(self.run_dir, iteration, cfg.chunks)), made
 
     def _labeller(self, champion):
         cfg = self.cfg
@@ -197,6 +202,7 @@ class Loop:
             cfg.generate.plies,
             cfg.teacher.temperature,
             cfg.generate.play,
+            tuple(sorted(cfg.generate.opponents.items())),
         )
 
     def _games_before(self, iteration, k, labeller):
@@ -209,9 +215,9 @@ class Loop:
         else:
             last = dataset.chunk_path(self.run_dir, iteration - 1, self.cfg.generate.chunks - 1)
             games = dataset.read_carry(last, template)
-        sharding = parallel.batch_sharding(self.mesh)
-        states = parallel.place(games.states, jax.tree.map(lambda _: sharding, games.states))
-        return games.replace(states=states)
+        split = parallel.batch_sharding(self.mesh)
+        shardings = jax.tree.map(lambda _: split, games).replace(key=parallel.replicated(self.mesh))
+        return parallel.place(games, shardings)
 
     def distill(self, iteration, champion):
         """The student of ``iteration`` (resumed from its newest epoch checkpoint), and its scores."""
@@ -360,14 +366,15 @@ def _distiller(network_key, targets, lr, epochs, minibatch_size, n_labels):
 
 
 @functools.lru_cache(maxsize=4)
-def _labeller(env_name, network_cfg, teacher, games, plies, temperature, play):
+def _labeller(env_name, network_cfg, teacher, games, plies, temperature, play, opponents):
     """One labeller (one compiled chunk) per config, shared by every champion of a run and
     by runs of the same config in one process (a resumed run, the tests)."""
     env = make_env(env_name)
     network = _network(network_cfg)
     deal = None if teacher.belief is None else world_sampler(load_belief(teacher.belief, env_name))
     rollout = None if teacher.rollout is None else make_policy(teacher.rollout, env)
-    return Labeller(env, network, teacher, games, plies, temperature, play, deal, rollout)
+    mix = tuple((make_policy(name, env), share) for name, share in opponents)
+    return Labeller(env, network, teacher, games, plies, temperature, play, deal, rollout, mix)
 
 
 def _floats(metrics):

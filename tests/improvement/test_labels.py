@@ -9,9 +9,10 @@ from omegaconf import OmegaConf
 
 from lost_cities.envs import make as make_env
 from lost_cities.improvement.distill import Distiller, full_target, init_params
-from lost_cities.improvement.labels import Labeller
+from lost_cities.improvement.labels import Labeller, own_decisions
 from lost_cities.networks.critic.shared import SharedCritic
 from lost_cities.networks.nets import build_network
+from lost_cities.policies import make_policy
 from lost_cities.search.config import load_preset
 
 pytestmark = pytest.mark.xdist_group("improvement_labels")  # one worker builds the module's fixtures once
@@ -108,3 +109,44 @@ def test_the_student_learns_the_labels(tiny, labelled, targets):
     assert float(after["cross_entropy"]) < float(before["cross_entropy"]) - 0.5
     assert float(after["accuracy"]) > float(before["accuracy"])
     assert int(state.epoch) == 30
+
+
+def test_an_opponent_mix_plays_its_seat_and_only_the_champions_side_is_labelled(tiny):
+    """``generate.opponents``: a mix opponent makes its seat's moves (here every game's, share
+    1), and those decisions are marked not the champion's own, so the chunk drops them."""
+    env, network, params = tiny
+    expert = make_policy("heuristic_expert", env)
+    search = load_preset("fast", worlds=2, candidates=2, prior_points=2.0)
+    labeller = Labeller(env, network, search, GAMES, PLIES, 2.0, "sample", opponents=((expert, 1.0),))
+    games = labeller.init(jax.random.PRNGKey(0))
+    assert (np.asarray(games.opponent) == 1).all()
+    ply = jax.jit(lambda games, key: labeller._ply(params, games, key))
+    theirs_seen = 0
+    for t in range(PLIES):
+        after, labels = ply(games, jax.random.PRNGKey(t))
+        mover = jax.vmap(env.to_move)(games.states)
+        theirs = np.asarray(mover == games.seat)
+        np.testing.assert_array_equal(np.asarray(labels["own"]), ~theirs)
+        moves = jax.vmap(expert)(games.states, jax.random.split(jax.random.PRNGKey(0), GAMES))  # no draws
+        stepped, _, done = jax.vmap(env.step)(games.states, moves)
+        for g in np.flatnonzero(theirs & ~np.asarray(done)):  # the expert's move was played
+            for a, b in zip(jax.tree.leaves(stepped), jax.tree.leaves(after.states), strict=True):
+                np.testing.assert_array_equal(np.asarray(a)[g], np.asarray(b)[g])
+        theirs_seen += int(theirs.sum())
+        games = after
+    assert theirs_seen == GAMES * PLIES // 2  # the seats alternate within a round
+    kept = own_decisions({"label": np.arange(4), "own": np.array([True, False, True, False])})
+    np.testing.assert_array_equal(kept["label"], [0, 2])
+    assert "own" not in kept
+
+
+def test_an_opponent_mix_deals_each_game_its_opponent_by_share(tiny):
+    env, network, _ = tiny
+    mix = ((make_policy("heuristic_expert", env), 0.25), (make_policy("random", env), 0.25))
+    labeller = Labeller(env, network, load_preset("fast"), 20_000, 1, 2.0, "sample", opponents=mix)
+    opponent, seat = jax.device_get(labeller._draw(jax.random.PRNGKey(0)))
+    np.testing.assert_allclose(np.bincount(opponent, minlength=3) / 20_000, [0.5, 0.25, 0.25], atol=0.02)
+    assert abs(seat.mean() - 0.5) < 0.02
+    for bad in (((mix[0][0], 0.0),), ((mix[0][0], 0.7), (mix[1][0], 0.7))):
+        with pytest.raises(ValueError, match="generate.opponents"):
+            Labeller(env, network, load_preset("fast"), 4, 1, 2.0, "sample", opponents=bad)

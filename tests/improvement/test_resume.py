@@ -187,12 +187,14 @@ def test_a_resumes_bigger_gates_and_longer_run_become_the_runs_settings(referenc
     assert keep_resumed_settings(cfg, tmp_path) == []  # already the run's
 
 
-def test_a_run_from_an_earlier_runs_labels_gated_against_an_opponent(reference, tmp_path):
-    """One tiny run for two settings (each costs a run):
+def test_a_run_from_an_earlier_runs_labels_against_a_mix_gated_against_an_opponent(reference, tmp_path):
+    """One tiny run for three settings (each costs a run):
 
     - ``prior.run=<dir>``: the pool is the earlier run's last iterations, then this run's,
       newest last, as long as the window (``prior.iterations`` resolved into config.yaml); a
       run whose prior has a prior of its own reaches through both;
+    - ``generate.opponents``: half the games have a seat played by ``random``, whose
+      decisions are not labelled: the chunks hold fewer labels, and the row counts them;
     - ``gate.opponent``: the student and the champion play it on the same deals; the row holds
       the deal-by-deal difference, which is the difference of their mean margins, and the
       rule reads its interval."""
@@ -201,18 +203,26 @@ def test_a_run_from_an_earlier_runs_labels_gated_against_an_opponent(reference, 
     from lost_cities.improvement import dataset
     from lost_cities.improvement.loop import CONFIG_FILE, prior_chain
 
-    overrides = [f"prior.run={reference}", "iterations=1", "student.window=2", "gate.opponent=random"]
+    overrides = [
+        f"prior.run={reference}",
+        "iterations=1",
+        "student.window=2",
+        "gate.opponent=random",
+        "+generate.opponents.random=0.5",
+    ]
     cfg, run_dir = prepare(tiny_cfg(overrides), tmp_path / "b")
     saved = OmegaConf.load(run_dir / CONFIG_FILE)
     assert saved.prior.run == str(reference) and saved.prior.iterations == 2  # resolved: all it finished
     row = improve(cfg, run_dir)[-1]
-    assert row["labels/pooled"] == 2 * (2 * 4 * 4)  # the reference's iteration 2 and this run's 1
+    made = dataset.count(dataset.chunk_paths(run_dir, 1, 2))
+    assert row["labels/made"] == made and 2 * 4 * 4 // 2 <= made < 2 * 4 * 4  # at most half dropped
+    assert row["labels/pooled"] == 2 * 4 * 4 + made  # the reference's iteration 2 and this run's 1
     pool = dataset.pooled(run_dir, 1, 2, 2, priors=[(reference, 2, 2)])
     expected = dataset.read_labels(dataset.chunk_paths(reference, 2, 2) + dataset.chunk_paths(run_dir, 1, 2))
     for name in expected:
         np.testing.assert_array_equal(pool[name], expected[name])
     up_to_one = dataset.pooled(run_dir, 1, 12, 2, priors=[(reference, 1, 2)])
-    assert len(up_to_one["label"]) == 2 * 32  # the reference's iteration 1 and this run's
+    assert len(up_to_one["label"]) == 32 + made  # the reference's iteration 1 and this run's
 
     later, _ = prepare(tiny_cfg([f"prior.run={run_dir}"]), tmp_path / "c")  # b's labels, then the reference's
     chain = prior_chain(later)
@@ -239,6 +249,12 @@ def test_a_run_from_an_earlier_runs_labels_gated_against_an_opponent(reference, 
         (["prior.iterations=3"], ValueError, "prior.iterations=3"),  # the reference finished 2
         (["env=match3"], ValueError, "env=single_round"),
         (["gate.opponent=no_such_bot"], ValueError, "gate.opponent"),
+        (["+generate.opponents.no_such_bot=0.5"], ValueError, "generate.opponents"),
+        (
+            ["+generate.opponents.random=0.7", "+generate.opponents.heuristic_expert=0.7"],
+            ValueError,
+            "generate.opponents",
+        ),
     ],
 )
 def test_a_bad_prior_run_or_gate_opponent_is_refused_before_the_run_dir_is_written(
@@ -251,8 +267,9 @@ def test_a_bad_prior_run_or_gate_opponent_is_refused_before_the_run_dir_is_writt
 
 
 def test_a_run_saved_before_a_setting_was_added_resumes_as_it_ran(reference, tmp_path):
-    """A run dir whose config.yaml predates ``gate.opponent`` and ``prior`` resumes with the
-    values that give its behaviour (a head-to-head gate, no earlier labels)."""
+    """A run dir whose config.yaml predates ``gate.opponent``, ``prior`` and
+    ``generate.opponents`` resumes with the values that give its behaviour (a head-to-head
+    gate, no earlier labels, self-play)."""
     import shutil
 
     from omegaconf import OmegaConf
@@ -262,10 +279,11 @@ def test_a_run_saved_before_a_setting_was_added_resumes_as_it_ran(reference, tmp
     old = tmp_path / "old"
     shutil.copytree(reference, old)
     saved = OmegaConf.to_container(OmegaConf.load(old / CONFIG_FILE))
-    del saved["gate"]["opponent"], saved["prior"]
+    del saved["gate"]["opponent"], saved["prior"], saved["generate"]["opponents"]
     (old / CONFIG_FILE).write_text(OmegaConf.to_yaml(OmegaConf.create(saved)))
     cfg, _ = prepare(tiny_cfg([f"resume={old}", "iterations=3"]), old)
     assert cfg.gate.opponent is None and cfg.prior.run is None and cfg.iterations == 3
+    assert cfg.generate.opponents == {}  # self-play
 
 
 def test_a_student_exports_with_its_runs_config(reference, tmp_path):
