@@ -83,6 +83,14 @@ def broadcast_path(path):
     return type(path)(bytes(data[data > 0]).decode())
 
 
+def agree(flag):
+    """Process 0's ``flag`` in every process (a decision all must take together, such as to
+    stop on process 0's clock)."""
+    if jax.process_count() == 1:
+        return bool(flag)
+    return bool(multihost_utils.broadcast_one_to_all(np.asarray(bool(flag))))
+
+
 def barrier(name):
     """Every process reaches ``name`` before any goes on (a no-op with one process)."""
     if jax.process_count() > 1:

@@ -16,6 +16,7 @@ devices; each process computes the same host values (same seed, same config) and
 
 import jax
 import numpy as np
+from jax.experimental import multihost_utils
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
@@ -79,6 +80,14 @@ def place(tree, shardings):
         return jax.make_array_from_callback(host.shape, sharding, lambda index: host[index])
 
     return jax.tree.map(put, tree, shardings)
+
+
+def fetch(tree):
+    """``tree``'s global values on the host, in every process: arrays split over the mesh of
+    several processes are gathered whole (``jax.device_get`` reads only this process's)."""
+    if jax.process_count() == 1:
+        return jax.device_get(tree)
+    return multihost_utils.process_allgather(tree, tiled=True)
 
 
 def parallel_update(trainer, shardings, mesh):

@@ -16,7 +16,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from processes import finish_together, free_port
 
 RTOL, ATOL = 1e-5, 1e-6
 
@@ -99,38 +99,6 @@ def _finish(process, what):
     assert process.returncode == 0, f"{what} failed:\n{out.decode()[-4000:]}"
 
 
-def _finish_together(processes, logs):
-    """Wait for processes that wait on each other. When one fails the rest are stopped (they
-    would wait at a barrier for ever); when they run past ``TIMEOUT`` together, each still
-    running first prints every thread's Python stack (``faulthandler`` on ``SIGUSR1``: where
-    it waits), then is stopped. The test then fails with every process's output: the one
-    stuck at a barrier is often not the one whose error put it there."""
-    deadline = time.monotonic() + TIMEOUT
-    while any(p.poll() is None for p in processes):
-        failed = any(p.poll() not in (None, 0) for p in processes)
-        if failed or time.monotonic() > deadline:
-            running = [p for p in processes if p.poll() is None]
-            for p in running if not failed else ():
-                p.send_signal(signal.SIGUSR1)
-            time.sleep(0 if failed else 5)
-            for p in running:
-                p.kill()
-            break
-        time.sleep(0.5)
-    outputs = []
-    for process, log in zip(processes, logs, strict=True):
-        process.wait()
-        out = log.read_text(errors="replace")
-        stopped = process.returncode == -signal.SIGKILL
-        outputs.append(out + (f"\n[stopped after {TIMEOUT} s or another's failure]" if stopped else ""))
-    if any(process.returncode != 0 for process in processes):
-        report = "\n".join(
-            f"--- process {i} (exit {process.returncode}):\n{out[-6000:]}"
-            for i, (process, out) in enumerate(zip(processes, outputs, strict=True))
-        )
-        pytest.fail(f"the processes did not all finish:\n{report}")
-
-
 @pytest.fixture(scope="module")
 def device_runs(tmp_path_factory, full):
     """Run dirs of the same run on 1 and on 2 (fake CPU) devices, trained in one subprocess.
@@ -185,12 +153,6 @@ def test_device_counts_and_batches_are_checked_at_start():
         )
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_two_processes_match_one_process(device_runs, tmp_path, full):
     """Two processes joined by jax.distributed train one run: process 0's run dir holds
     the 1-device run's metrics and parameters; process 1 writes nothing of its own. A copy,
@@ -198,7 +160,7 @@ def test_two_processes_match_one_process(device_runs, tmp_path, full):
     1-device resume does. (--full: two more processes compile the run; 5.5-6 min, loaded.)"""
     if not full:
         pytest.skip("--full: two processes joined by jax.distributed")
-    port = _free_port()
+    port = free_port()
     workers, logs = [], []
     for i in range(2):
         env = {
@@ -210,7 +172,7 @@ def test_two_processes_match_one_process(device_runs, tmp_path, full):
         with open(logs[-1], "w") as out:  # a file, not a pipe: nobody reads while they run
             args = ("distributed", tmp_path / f"hydra{i}", tmp_path / "resumed")
             workers.append(_script(*args, env=env, stdout=out, stderr=subprocess.STDOUT))
-    _finish_together(workers, logs)
+    finish_together(workers, logs, TIMEOUT)
     run_dir = tmp_path / "hydra0"
     assert not (tmp_path / "hydra1").exists()  # process 1 used process 0's run dir
     assert_same_run(device_runs / "one", run_dir)

@@ -13,15 +13,21 @@ candidates as the loop's teacher does, and each setting's label is chosen as the
 it (:func:`lost_cities.search.agent.select`; the soft target ``softmax((gain + prior) / T)``,
 whose mode is what a student fitted to it plays).
 
-The truth: every candidate played in the real position, then the champion on both seats to
-the round's end with the real deck (its play is greedy, so one rollout is the outcome). A
-setting's **true gain** is the truth of its label minus the truth of the net's own move, in
-points, averaged over positions: the real hidden cards are a draw from the positions' own
-posterior, so the mean is unbiased where the search's own estimate (the best of its
-candidates' sample means) is biased upward. The loop stalls when its teacher's true gain is
-0; a noisy teacher's is below 0. The same positions and keys serve every setting, so
-settings are compared paired, position by position. Writes ``--out`` (with the command,
-commit and date) and prints the table.
+Each label is judged two ways, in points over the net's own move, averaged over positions:
+
+- **real deal**: every candidate played in the real position, then the champion on both seats
+  to the round's end with the real deck (its play is greedy, so one rollout is the outcome).
+  The real hidden cards are a draw from the positions' own posterior, so the mean is unbiased
+  for every setting (the belief's too), but one deal a position makes it noisy;
+- **reference**: the candidates' mean over ``--reference-worlds`` fresh uniform worlds (other
+  keys than any setting's), the champion rolling out: far less noisy, but it judges in the
+  uniform worlds' model (a belief's better worlds cannot show there).
+
+Either is free of the selection bias of the search's own estimate (the best of its
+candidates' sample means, biased upward). The loop stalls when its teacher's gain is 0; a
+noisy teacher's is below 0. The same positions and keys serve every setting, so settings are
+compared paired, position by position. Writes ``--out`` (with the command, commit and date)
+and prints the table.
 """
 
 import argparse
@@ -154,6 +160,7 @@ def main():
     parser.add_argument("--iterations", type=span, required=True, help="FIRST-LAST: the chunks' iterations")
     parser.add_argument("--champion", required=True, help="the net the teacher searches on (a model spec)")
     parser.add_argument("--positions", type=int, default=3072)
+    parser.add_argument("--reference-worlds", type=int, default=256, help="the reference's worlds")
     parser.add_argument("--batch", type=int, default=64, help="positions per compiled call")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, required=True)
@@ -179,8 +186,15 @@ def main():
     clock = time.perf_counter()
     true = truth(agent, env, states, candidates, args.batch)
     seconds["truth"] = time.perf_counter() - clock
+    clock = time.perf_counter()
+    ref_keys = fold(jax.random.PRNGKey(args.seed + 1), jnp.arange(args.positions))  # other worlds
+    out, _ = scored(agent, env, args.reference_worlds, None, None, states, ref_keys, args.batch // 4)
+    if not np.array_equal(out[0], candidates):
+        raise AssertionError("the reference scored other candidates")
+    seconds["reference"] = time.perf_counter() - clock
     valid = results[DEFAULT[0]][1]
     true = np.where(valid, true, np.nan)
+    reference = np.where(valid, out[2].mean(axis=1), np.nan)
     rows, gains = [], {}
     for name, (values, valid_, lead, cfg) in results.items():
         for k in CANDIDATES:
@@ -188,11 +202,15 @@ def main():
                 if (name != DEFAULT[0]) and (k, prior) != DEFAULT[1:]:
                     continue  # other settings at the loop's candidates and prior only
                 index, target, estimate = labels_of(values, valid_, lead, cfg, k, prior)
-                hard = true[np.arange(len(index)), index] - true[:, 0]
+                rows_ = np.arange(len(index))
                 mode = target.argmax(axis=1)  # what a student fitted to the target plays, greedy
-                soft = true[np.arange(len(mode)), mode] - true[:, 0]
+                hard, soft = true[rows_, index] - true[:, 0], true[rows_, mode] - true[:, 0]
+                ref, ref_soft = (
+                    reference[rows_, index] - reference[:, 0],
+                    reference[rows_, mode] - reference[:, 0],
+                )
                 key = f"{name}, {k} candidates, prior {prior:g}"
-                gains[key] = (hard, soft)
+                gains[key] = (hard, soft, ref, ref_soft)
                 rows.append(
                     {
                         "setting": key,
@@ -205,14 +223,16 @@ def main():
                         "estimated_gain": float(estimate.mean()),
                         "true_gain": mean_ci(hard),
                         "target_mode_true_gain": mean_ci(soft),
+                        "reference_gain": mean_ci(ref),
+                        "target_mode_reference_gain": mean_ci(ref_soft),
                         "seconds": seconds[name],
                     }
                 )
     base = gains[f"{DEFAULT[0]}, {DEFAULT[1]} candidates, prior {DEFAULT[2]:g}"]
     for row in rows:
-        hard, soft = gains[row["setting"]]
-        row["true_gain_minus_default"] = mean_ci(hard - base[0])
-        row["target_mode_true_gain_minus_default"] = mean_ci(soft - base[1])
+        names = ("true_gain", "target_mode_true_gain", "reference_gain", "target_mode_reference_gain")
+        for name, mine, theirs in zip(names, gains[row["setting"]], base, strict=True):
+            row[f"{name}_minus_default"] = mean_ci(mine - theirs)
     head = {
         "provenance": provenance(),
         "run": str(args.run),
@@ -221,22 +241,26 @@ def main():
         "positions": args.positions,
         "net_best_share": float((np.nanargmax(true, axis=1) == 0).mean()),
         "best_candidate_gain": mean_ci(np.nanmax(true, axis=1) - true[:, 0]),
+        "reference_worlds": args.reference_worlds,
+        "reference_best_candidate_gain": mean_ci(np.nanmax(reference, axis=1) - reference[:, 0]),
         "seconds_truth": seconds["truth"],
+        "seconds_reference": seconds["reference"],
         "rows": rows,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(head, indent=1) + "\n")
     fmt = "{:+.3f} [{:+.3f}, {:+.3f}]".format
     print(
-        "| setting | label changed | estimated gain | true gain | minus the loop's "
-        "| soft target's mode: true gain | minus the loop's |"
+        "| setting | label changed | estimated gain | reference gain | minus the loop's | target's mode: "
+        "reference gain | real-deal gain | minus the loop's | seconds |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         print(
-            f"| {r['setting']} | {r['changed']:.1%} | {r['estimated_gain']:+.2f} | {fmt(*r['true_gain'])} | "
-            f"{fmt(*r['true_gain_minus_default'])} | {fmt(*r['target_mode_true_gain'])} | "
-            f"{fmt(*r['target_mode_true_gain_minus_default'])} |"
+            f"| {r['setting']} | {r['changed']:.1%} | {r['estimated_gain']:+.2f} | "
+            f"{fmt(*r['reference_gain'])} | "
+            f"{fmt(*r['reference_gain_minus_default'])} | {fmt(*r['target_mode_reference_gain'])} | "
+            f"{fmt(*r['true_gain'])} | {fmt(*r['true_gain_minus_default'])} | {r['seconds']:.0f} |"
         )
 
 

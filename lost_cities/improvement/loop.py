@@ -20,8 +20,18 @@ anywhere, or ``time_limit_minutes``) resumes exactly:
 
 Every random draw comes from ``seed`` and the iteration, so a resumed run makes the labels,
 students and decisions of an uninterrupted one.
+
+With several processes (:mod:`lost_cities.distributed`: ``JAX_COORDINATOR_ADDRESS``,
+``JAX_NUM_PROCESSES`` and ``JAX_PROCESS_ID`` set for each) every process runs this loop on
+the same config, over one mesh of all their devices: generation's games, the gates' and the
+anchors' deals are split over it, and the chunks' labels are gathered whole. Process 0 holds
+the run dir's lock and writes its files (the run dir must be one filesystem that every
+process reads); the checkpoints are saved by all together (orbax), and the processes meet at
+a barrier wherever one reads what process 0 wrote. The student is fitted replicated: every
+device computes the whole fit (a few percent of an iteration).
 """
 
+import contextlib
 import functools
 import json
 import os
@@ -37,7 +47,7 @@ from hydra.core.hydra_config import HydraConfig
 from jax.tree_util import Partial
 from omegaconf import OmegaConf
 
-from lost_cities import models, parallel
+from lost_cities import distributed, models, parallel
 from lost_cities.checkpoints import Checkpoints, restore, steps
 from lost_cities.envs import make as make_env
 from lost_cities.evaluation import compare, deal_bank, play_duplicate, summarise
@@ -122,11 +132,7 @@ class Loop:
         self.teacher = _teacher_config(cfg.teacher)
         self.key = jax.random.PRNGKey(cfg.seed)
         self.clock = time.monotonic()
-        if jax.process_count() > 1:
-            raise NotImplementedError(
-                "the loop runs in one process (its generation spreads over this process's devices); "
-                "multi-host generation is not built yet"
-            )
+        self.writes = distributed.is_main()
         self.mesh = parallel.make_mesh(cfg.devices)
         parallel.check_divides(self.mesh, cfg.generate.games, "generate.games")
         self.priors = prior_chain(cfg)
@@ -157,8 +163,9 @@ class Loop:
             "update": 0,
         }
         checkpoints = Checkpoints(self.run_dir / "champions" / "0000", max_to_keep=1)
-        checkpoints.save(0, Weights(params), meta)
+        checkpoints.save(0, self._replicated(Weights(params)), meta)
         checkpoints.close()
+        distributed.barrier("the first champion is saved")
         return "champions/0000"
 
     def load(self, relative):
@@ -171,7 +178,8 @@ class Loop:
         if self.on_step is not None:
             self.on_step(phase, iteration, detail)
         limit = self.cfg.time_limit_minutes
-        if limit is not None and time.monotonic() - self.clock > 60 * limit:
+        late = limit is not None and time.monotonic() - self.clock > 60 * limit
+        if distributed.agree(late):  # process 0's clock: every process stops at the same step
             raise TimeLimit(f"stopped after {limit} minutes during {phase} of iteration {iteration}")
 
     def generate(self, iteration, champion):
@@ -179,17 +187,22 @@ class Loop:
         of the iteration and those made by this call (a resumed generation made fewer)."""
         cfg = self.cfg.generate
         labeller = self._labeller(champion)
-        made = 0
+        params = self._replicated(champion.params)
+        made, games = 0, None
         for k in range(cfg.chunks):
             path = dataset.chunk_path(self.run_dir, iteration, k)
             if path.exists():
                 continue
-            games = self._games_before(iteration, k, labeller)
-            games, labels = labeller.chunk(self._replicated(champion.params), games)
-            labels = own_decisions(jax.device_get(labels))
-            dataset.write_chunk(path, labels, jax.device_get(games))
+            if games is None:  # a resumed generation's first chunk: the carry on disk
+                games = self._games_before(iteration, k, labeller)
+            games, labels = labeller.chunk(params, games)
+            labels, carry = parallel.fetch((labels, games))  # a collective: every process gathers
+            labels = own_decisions(labels)
+            if self.writes:
+                dataset.write_chunk(path, labels, carry)
             made += len(labels["label"])
             self._step("generate", iteration, k)
+        distributed.barrier(f"iteration {iteration}'s labels are written")
         return dataset.count(dataset.chunk_paths(self.run_dir, iteration, cfg.chunks)), made
 
     def _labeller(self, champion):
@@ -236,7 +249,8 @@ class Loop:
         if start is None:
             critic = hydra.utils.instantiate(OmegaConf.create(current_targets(champion.meta["critic"])))
             start = init_params(self.env, champion.network, critic, jax.random.fold_in(key, 0))
-        state = distiller.init(start, jax.random.fold_in(key, 1))
+        state = self._replicated(distiller.init(start, jax.random.fold_in(key, 1)))
+        train, held = self._replicated(train), self._replicated(held)
         done = steps(directory / "checkpoints" / "latest")
         if done:
             state = restore(directory / "checkpoints" / "latest", state)[0]
@@ -249,6 +263,7 @@ class Loop:
             checkpoints.save(epoch, state, {**meta, "update": epoch, "train": _floats(metrics)})
             self._step("distill", iteration, epoch)
         checkpoints.close()
+        distributed.barrier(f"iteration {iteration}'s student is saved")
         scores = {}
         if len(held["label"]):
             student = _floats(distiller.score(state.params, held))
@@ -290,8 +305,9 @@ class Loop:
                 "opponent": cfg.opponent,
             }
         results["deals_first"] = first
-        path.parent.mkdir(exist_ok=True)
-        _write_json(path, results)
+        if self.writes:
+            path.parent.mkdir(exist_ok=True)
+            _write_json(path, results)
         self._step("gate", iteration)
         return results
 
@@ -314,9 +330,14 @@ class Loop:
         return play_duplicate(self.env, a, b, deck_orders, coins, key, cfg.batch_size, sharding=sharding)
 
     def _replicated(self, tree):
-        """``tree``'s arrays on every device of the mesh (restored parameters sit on one)."""
+        """``tree``'s arrays on every device of the mesh, of every process (restored
+        parameters sit on one of this process's)."""
         sharding = parallel.replicated(self.mesh)
-        return jax.tree.map(lambda x: jax.device_put(x, sharding) if isinstance(x, jax.Array) else x, tree)
+
+        def put(x):
+            return parallel.place(x, sharding) if isinstance(x, jax.Array | np.ndarray) else x
+
+        return jax.tree.map(put, tree)
 
     def anchors(self, champion, first_champion, policy):
         """The champion against the anchors and the first champion, on the anchors' deals."""
@@ -569,14 +590,18 @@ def improve(cfg, run_dir, on_step=None, logger=None):
     the rows of ``iterations.jsonl``. ``on_step(phase, iteration, detail)`` is called after
     each step is on disk (a chunk, an epoch, a gate, a record)."""
     loop = Loop(cfg, run_dir, on_step)
-    run_dir = loop.run_dir
+    run_dir, writes = loop.run_dir, loop.writes
     state_path = run_dir / STATE_FILE
     if not state_path.exists():
         champion = loop.first_champion()
-        _write_json(state_path, {"iteration": 0, "champion": champion, "champion_iteration": 0})
+        if writes:
+            _write_json(state_path, {"iteration": 0, "champion": champion, "champion_iteration": 0})
+        distributed.barrier("the run's state is written")
     state = json.loads(state_path.read_text())
     rows = [r for r in read_rows(run_dir) if r["iteration"] <= state["iteration"]]
-    (run_dir / ITERATIONS_FILE).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    distributed.barrier("every process read the rows")
+    if writes:
+        (run_dir / ITERATIONS_FILE).write_text("".join(json.dumps(r) + "\n" for r in rows))
     first = loop.load("champions/0000")
     policy = network_policy(loop.env, first.network)
     if not rows:
@@ -586,7 +611,8 @@ def improve(cfg, run_dir, on_step=None, logger=None):
             "champion": state["champion"],
             **loop.anchors(first, first, policy),
         }
-        _append_row(run_dir, row, logger)
+        if writes:
+            _append_row(run_dir, row, logger)
         rows.append(row)
     while state["iteration"] < cfg.iterations:
         i = state["iteration"] + 1
@@ -621,10 +647,12 @@ def improve(cfg, run_dir, on_step=None, logger=None):
             "time/iteration": sum(times.values()),
         }
         row["labels/per_second"] = made / times["time/generate"] if made else None  # this process's
-        _append_row(run_dir, row, logger)
         rows.append(row)
-        plot_curve(rows, run_dir / "curve.png")
-        _write_json(state_path, state)
+        if writes:
+            _append_row(run_dir, row, logger)
+            plot_curve(rows, run_dir / "curve.png")
+            _write_json(state_path, state)
+        distributed.barrier(f"iteration {i} is recorded")
         loop._step("record", i)
     return rows
 
@@ -682,35 +710,59 @@ def _printer(cfg):
     return on_step
 
 
+def _start_logger(cfg, run_dir):
+    logger = hydra.utils.instantiate(cfg.logger)
+    wandb_id = run_dir / "wandb_id.txt"
+    if not wandb_id.exists():
+        wandb_id.write_text(os.urandom(6).hex())
+    config = OmegaConf.to_container(cfg, resolve=True)
+    logger.start(run_dir, config, cfg.experiment_name, run_dir.name, wandb_id.read_text())
+    return logger
+
+
+def followed_config(cfg, run_dir):
+    """A process other than 0: the config process 0 prepared and saved in ``run_dir``
+    (resolved), with this command line's :data:`RESUME_ALLOWED` settings, as process 0's."""
+    saved = OmegaConf.load(Path(run_dir) / CONFIG_FILE)
+    for key, value in ADDED_SETTINGS.items():
+        if OmegaConf.select(saved, key, default=_ABSENT) is _ABSENT:
+            OmegaConf.update(saved, key, value, merge=False)
+    for key in RESUME_ALLOWED:
+        OmegaConf.update(saved, key, OmegaConf.select(cfg, key), merge=False)
+    if cfg.resume is not None:
+        saved.resume = str(run_dir)
+    return saved
+
+
 def run(cfg):
-    """The CLI's entry: prepare the run dir (under its lock), run the loop, report."""
+    """The CLI's entry: prepare the run dir (process 0, under its lock), run the loop, report."""
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     target = Path(cfg.resume).absolute() if cfg.resume is not None else run_dir
+    writes = distributed.is_main()
     try:
-        with hold(target):
-            cfg, target = prepare(cfg, target)
-            if cfg.resume is not None:
-                keep_resumed_settings(cfg, target)
-            logger = hydra.utils.instantiate(cfg.logger)
-            wandb_id = target / "wandb_id.txt"
-            if not wandb_id.exists():
-                wandb_id.write_text(os.urandom(6).hex())
-            logger.start(
-                target,
-                OmegaConf.to_container(cfg, resolve=True),
-                cfg.experiment_name,
-                target.name,
-                wandb_id.read_text(),
-            )
+        with hold(target) if writes else contextlib.nullcontext():
+            if writes:
+                cfg, target = prepare(cfg, target)
+                if cfg.resume is not None:
+                    keep_resumed_settings(cfg, target)
+            target = distributed.broadcast_path(Path(target))  # also: process 0 has prepared it
+            if not writes:
+                cfg = followed_config(cfg, target)
+            logger = _start_logger(cfg, target) if writes else None
             try:
-                rows = improve(cfg, target, on_step=_printer(cfg) if cfg.progress else None, logger=logger)
+                printer = _printer(cfg) if cfg.progress and writes else None
+                rows = improve(cfg, target, on_step=printer, logger=logger)
             except TimeLimit as stop:
-                print(f"{stop}; continue with resume={target}", file=sys.stderr)
+                if writes:
+                    print(f"{stop}; continue with resume={target}", file=sys.stderr)
                 return None
             finally:
-                logger.finish()
+                if logger is not None:
+                    logger.finish()
     finally:
-        remove_if_empty(run_dir)  # a refused start, or Hydra's own dir of a resume
+        remove_if_empty(run_dir)  # a refused start, Hydra's own dir of a resume, or another process's
+    if not writes:
+        return rows
     last = rows[-1]
     print(f"{target}: {last['iteration']} iterations, champion {last['champion']}")
     return rows
