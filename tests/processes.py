@@ -14,6 +14,16 @@ def free_port():
         return s.getsockname()[1]
 
 
+def joined(port, process_id, processes=2):
+    """The environment variables by which a process joins the others on localhost
+    (lost_cities.distributed reads them when the package is imported)."""
+    return {
+        "JAX_COORDINATOR_ADDRESS": f"127.0.0.1:{port}",
+        "JAX_NUM_PROCESSES": str(processes),
+        "JAX_PROCESS_ID": str(process_id),
+    }
+
+
 def finish_together(processes, logs, timeout):
     """Wait for processes that wait on each other. When one fails the rest are stopped (they
     would wait at a barrier for ever); when they run past ``timeout`` together, each still

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from processes import finish_together, free_port
+from processes import finish_together, free_port, joined
 
 RTOL, ATOL = 1e-5, 1e-6
 
@@ -163,11 +163,7 @@ def test_two_processes_match_one_process(device_runs, tmp_path, full):
     port = free_port()
     workers, logs = [], []
     for i in range(2):
-        env = {
-            "JAX_COORDINATOR_ADDRESS": f"127.0.0.1:{port}",
-            "JAX_NUM_PROCESSES": "2",
-            "JAX_PROCESS_ID": str(i),
-        }
+        env = joined(port, i)
         logs.append(tmp_path / f"process{i}.log")
         with open(logs[-1], "w") as out:  # a file, not a pipe: nobody reads while they run
             args = ("distributed", tmp_path / f"hydra{i}", tmp_path / "resumed")

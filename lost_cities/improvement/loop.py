@@ -522,6 +522,15 @@ def _hydra_overrides():
         return None
 
 
+def saved_config(run_dir):
+    """``run_dir``'s config.yaml, with :data:`ADDED_SETTINGS` where it predates them."""
+    saved = OmegaConf.load(Path(run_dir) / CONFIG_FILE)
+    for key, value in ADDED_SETTINGS.items():
+        if OmegaConf.select(saved, key, default=_ABSENT) is _ABSENT:
+            OmegaConf.update(saved, key, value, merge=False)
+    return saved
+
+
 def prepare(cfg, run_dir, overrides=None):
     """``(cfg, run_dir)``: a new run's checked dir with its config written, or the resumed
     run's own dir and saved config (with the allowed overrides applied). A resume refuses the
@@ -548,10 +557,7 @@ def prepare(cfg, run_dir, overrides=None):
         raise FileNotFoundError(
             f"resume={cfg.resume}: no {CONFIG_FILE} there; pass a run dir of lost_cities.improve"
         )
-    saved = OmegaConf.load(run_dir / CONFIG_FILE)
-    for key, value in ADDED_SETTINGS.items():
-        if OmegaConf.select(saved, key, default=_ABSENT) is _ABSENT:
-            OmegaConf.update(saved, key, value, merge=False)
+    saved = saved_config(run_dir)
     given = _hydra_overrides() if overrides is None else list(overrides)
     conflicts = _conflicts(cfg, saved, given)
     if conflicts:
@@ -723,10 +729,7 @@ def _start_logger(cfg, run_dir):
 def followed_config(cfg, run_dir):
     """A process other than 0: the config process 0 prepared and saved in ``run_dir``
     (resolved), with this command line's :data:`RESUME_ALLOWED` settings, as process 0's."""
-    saved = OmegaConf.load(Path(run_dir) / CONFIG_FILE)
-    for key, value in ADDED_SETTINGS.items():
-        if OmegaConf.select(saved, key, default=_ABSENT) is _ABSENT:
-            OmegaConf.update(saved, key, value, merge=False)
+    saved = saved_config(run_dir)
     for key in RESUME_ALLOWED:
         OmegaConf.update(saved, key, OmegaConf.select(cfg, key), merge=False)
     if cfg.resume is not None:

@@ -12,7 +12,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from processes import finish_together, free_port
+from processes import finish_together, free_port, joined
 from tiny_loop import TINY, tiny_cfg
 
 from lost_cities.improvement.loop import improve, prepare
@@ -67,12 +67,7 @@ def test_two_processes_run_the_loop_together_as_one(one_device, tmp_path):
     port = free_port()
     workers, logs = [], []
     for i in range(2):
-        env = {
-            **os.environ,
-            "JAX_COORDINATOR_ADDRESS": f"127.0.0.1:{port}",
-            "JAX_NUM_PROCESSES": "2",
-            "JAX_PROCESS_ID": str(i),
-        }
+        env = {**os.environ, **joined(port, i)}
         command = [sys.executable, "-m", "lost_cities.improve", *TINY, "iterations=1"]
         logs.append(tmp_path / f"process{i}.log")
         with open(logs[-1], "w") as out:  # a file, not a pipe: nobody reads while they run
