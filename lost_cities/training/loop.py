@@ -353,6 +353,7 @@ def _run(cfg, output_dir):
     print(f"\nrun dir: {run_dir}")
     print(f"  config: {run_dir / CONFIG_FILE}\n  metrics: {run_dir / METRICS_FILE}\n  plot: {plot}")
     print(f"  checkpoints: {run_dir / 'checkpoints'} ({', '.join(kinds)})")
+    print_gates(run_dir)
     print_evaluation(run_dir, results)
     return objective(trainer.cfg, run_dir)
 
@@ -360,8 +361,28 @@ def _run(cfg, output_dir):
 def print_evaluation(run_dir, results):
     print(f"  evaluation: {run_dir / EVALUATION_FILE}")
     for name, r in results.items():
-        print(
-            f"  vs {name:>18}: win {r['win_rate']:.3f} "
-            f"[{r['win_rate_lower']:.3f}, {r['win_rate_upper']:.3f}] "
-            f"margin {r['margin_mean']:+.1f} over {r['deals']} duplicate deals"
-        )
+        print(f"  vs {name:>18}: {_result_line(r)}")
+
+
+def print_gates(run_dir):
+    """The last gates (``gates.json``), ``heuristic_expert`` first: the strongest scripted
+    opponent is the number a reader looks for, and it must not hide in a file."""
+    path = Path(run_dir) / GATES_FILE
+    if not path.exists():
+        return
+    gates = json.loads(path.read_text())
+    print(f"  gates: {path}")
+    for name, r in sorted(gates.items(), key=lambda item: item[1]["opponent"] != "heuristic_expert"):
+        mark = "passed" if r["passed"] else "FAILED"
+        print(f"  vs {name:>18}: {_result_line(r)}  {mark}")
+
+
+def _result_line(r):
+    """A duplicate result: the win rate with its Wilson interval, the margin with its interval."""
+    margin = f"margin {r['margin_mean']:+.1f}"
+    if r.get("margin_lower") is not None:
+        margin += f" [{r['margin_lower']:+.1f}, {r['margin_upper']:+.1f}]"
+    return (
+        f"win {r['win_rate']:.3f} [{r['win_rate_lower']:.3f}, {r['win_rate_upper']:.3f}] "
+        f"{margin} over {r['deals']} duplicate deals"
+    )

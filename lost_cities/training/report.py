@@ -33,6 +33,8 @@ ITERATIONS_FILE = "iterations.jsonl"
 X_KEYS = ("env_steps", "learner/env_steps", "update", "iteration")  # the x axis: the first present
 X_LABELS = {"env_steps": "env steps", "learner/env_steps": "env steps"}
 MAX_PANELS = 9
+# An episode mean is drawn over at least this many episodes (episode_weighted).
+MIN_EPISODES = 64
 # Plotted by default, in this order (glob patterns); the first-seen keys when none match.
 DEFAULT_PATTERNS = (
     "gates/*/win_rate",
@@ -198,9 +200,43 @@ def interval_keys(key):
     return None
 
 
+def count_key(key):
+    """The episode count an ``episode/...`` mean is over (``episode/<opponent>/count`` for a
+    per-opponent mean, ``episode/count`` for an overall one); None for other keys."""
+    if not key.startswith("episode/"):
+        return None
+    return key.rsplit("/", 1)[0] + "/count"
+
+
+def episode_weighted(values, counts, min_episodes=MIN_EPISODES):
+    """Each update's mean over the episodes of it and the updates just before it, back until
+    ``min_episodes`` finished: an update that finished one episode against an opponent would
+    draw its 0 or 1 as a spike. Updates with no episode (``None`` or NaN) stay gaps."""
+    out = []
+    for i, value in enumerate(values):
+        if value is None or not math.isfinite(value):
+            out.append(None)
+            continue
+        total = weighted = 0.0
+        for j in range(i, -1, -1):
+            if counts[j] and values[j] is not None and math.isfinite(values[j]):
+                total += counts[j]
+                weighted += counts[j] * values[j]
+            if total >= min_episodes:
+                break
+        out.append(weighted / total if total else value)
+    return out
+
+
 def _series(rows, key):
     x_key = _x_key(rows)
-    points = [(row.get(x_key), row[key]) for row in rows if row.get(key) is not None]
+    counted = count_key(key)
+    if counted is not None and any(counted in row for row in rows):
+        kept = [row for row in rows if key in row]
+        ys = episode_weighted([row[key] for row in kept], [row.get(counted) or 0 for row in kept])
+        points = [(row.get(x_key), y) for row, y in zip(kept, ys, strict=True) if y is not None]
+    else:
+        points = [(row.get(x_key), row[key]) for row in rows if row.get(key) is not None]
     return [x for x, _ in points], [y for _, y in points]
 
 
