@@ -176,7 +176,7 @@ def render(claims=None, root=ROOT):
         "now carry): a deal's two games are negatively correlated, so Wilson over the games is 11-20%",
         "wider than the right interval, a conservative claim (experiments/duplicate-intervals/).",
         "The command is the one recorded in the results file's `provenance` (run from the repository",
-        "root); where it names a run dir under /work/runs, the shipped model in web/public is that run's",
+        "root); where it names a run dir under outputs/runs, the shipped model in web/public is that run's",
         "export (its manifest's `checkpoint`). For files made before provenance was recorded, the",
         "commit is the one that added the file. The search's claim is pooled from 500-deal parts",
         "(experiments/search-vs-expert/).",

@@ -1,6 +1,6 @@
 """Which teacher makes the best labels: each knob's true gain over the net, on the loop's own positions.
 
-    python experiments/self-improvement/teacher_knobs.py /work/runs/improve-d --iterations 1-6 \\
+    python experiments/self-improvement/teacher_knobs.py outputs/runs/improve-d --iterations 1-6 \\
         --champion improve-d4.onnx --positions 3072 --out teacher-knobs/d4.json
 
 The positions are the self-play games a loop run labelled: the games' states saved with each

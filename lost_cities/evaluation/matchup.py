@@ -12,6 +12,7 @@ from lost_cities import envs
 from lost_cities.evaluation.comparison import compare
 from lost_cities.evaluation.deals import check_bank, deal_bank
 from lost_cities.evaluation.duplicate import play_duplicate, summarise
+from lost_cities.evaluation.provenance import relative
 from lost_cities.policies import make_policy
 
 
@@ -47,8 +48,8 @@ def settings(cfg):
     """What, besides the deals, makes these results: a pooled claim's parts must agree on it."""
     knobs = search_knobs(cfg)
     return {
-        "agent": str(cfg.agent),
-        "opponent": str(cfg.opponent),
+        "agent": relative(cfg.agent),
+        "opponent": relative(cfg.opponent),
         "bank": cfg.bank,
         "first_deal": cfg.first_deal,
         "seed": cfg.seed,

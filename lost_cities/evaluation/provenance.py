@@ -18,13 +18,25 @@ import jax
 PACKAGE = "lost-cities-rl"
 
 
+ROOT = Path(__file__).resolve().parents[2]  # the checkout (site-packages when installed)
+
+
+def relative(text):
+    """``text`` with the checkout's absolute path taken out: a results file names the
+    repository's files as a clone has them (``web/public/x.onnx``), not as one machine did."""
+    if not (ROOT / ".git").exists():
+        return text
+    return str(text).replace(f"{ROOT}{os.sep}", "")
+
+
 def command(argv=None):
-    """The command line as typed: ``python -m lost_cities.<verb> ...`` for a package entry point."""
+    """The command line as typed: ``python -m lost_cities.<verb> ...`` for a package entry
+    point, with paths into the checkout made relative to it (:func:`relative`)."""
     argv = list(sys.argv if argv is None else argv)
     program = Path(argv[0]) if argv else Path("python")
     module = _entry_module(program)
-    head = ["python", "-m", module] if module else ["python", str(program)]
-    return shlex.join(head + argv[1:])
+    head = ["python", "-m", module] if module else ["python", relative(program)]
+    return shlex.join(head + [relative(arg) for arg in argv[1:]])
 
 
 def _entry_module(program):
@@ -39,13 +51,12 @@ def _entry_module(program):
 def commit():
     """The checkout's commit (``+dirty`` with uncommitted changes to tracked files), or the
     installed package's version when the code does not run from a git checkout."""
-    root = Path(__file__).resolve().parents[2]
     try:
         head = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+            ["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
             capture_output=True,
             text=True,
             check=True,
