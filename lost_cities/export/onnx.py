@@ -38,7 +38,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from lost_cities.game.cards import N_ACTIONS, N_DRAW_SOURCES
-from lost_cities.improvement.loop import run_config_of
+from lost_cities.improvement.run_dir import run_config_of
 from lost_cities.models import load_checkpoint
 from lost_cities.models.checkpoint import checkpoint_dir
 from lost_cities.models.exported import layer_name

@@ -51,50 +51,23 @@ from lost_cities import distributed, models, parallel
 from lost_cities.checkpoints import Checkpoints, restore, steps
 from lost_cities.envs import make as make_env
 from lost_cities.evaluation import compare, deal_bank, play_duplicate, summarise
-from lost_cities.improvement import config as schema
 from lost_cities.improvement import dataset
 from lost_cities.improvement.distill import Distiller, init_params
 from lost_cities.improvement.labels import Labeller, own_decisions
 from lost_cities.improvement.report import plot_curve
+from lost_cities.improvement.resolve import start_spec, teacher_config
+from lost_cities.improvement.resume import followed_config, keep_resumed_settings, prepare
+from lost_cities.improvement.run_dir import STATE_FILE, append_row, prior_chain, read_rows, write_json
 from lost_cities.models import network_policy
 from lost_cities.networks import current_targets
 from lost_cities.networks.critic.shared import SharedCritic
 from lost_cities.networks.nets import build_network
-from lost_cities.policies import ModelSpec, make_policy, parse
+from lost_cities.policies import make_policy
 from lost_cities.search.belief import load as load_belief
 from lost_cities.search.belief import world_sampler
-from lost_cities.search.config import load_preset
 from lost_cities.training.lock import hold
 from lost_cities.training.report import ANCHOR_METRICS, ITERATIONS_FILE
-from lost_cities.training.run_dir import read_jsonl, remove_if_empty
-
-CONFIG_FILE = "config.yaml"
-STATE_FILE = "state.json"
-# Overrides a resume may give: none changes what the iterations already done compute (a
-# gate's size applies from the next gate on; each gate starts where the last one ended).
-RESUME_ALLOWED = (
-    "resume",
-    "iterations",
-    "time_limit_minutes",
-    "progress",
-    "devices",
-    "gate.deals",
-    "gate.batch_size",
-)
-# Of those, the ones that go on applying: a resume writes them into the run's config.yaml, so
-# that a later `resume=<dir>` alone keeps the bigger gates and the longer run.
-RESUME_KEPT = ("iterations", "gate.deals", "gate.batch_size")
-# Settings added after runs were saved, with the value that gives such a run's behaviour: a
-# resume of a run saved without them gets these.
-ADDED_SETTINGS = {
-    "gate.opponent": None,
-    "prior": {"run": None, "iterations": None},
-    "generate.opponents": {},
-}
-# Search knobs the teacher cannot take: the loop's rollouts are the champion's (or a fixed
-# `rollout` policy's), valued at the round's end, in uniform or belief-dealt worlds.
-UNSUPPORTED_KNOBS = ("leaf", "opponent_rollout", "next_move", "proposer", "endgame", "depth")
-
+from lost_cities.training.run_dir import remove_if_empty
 
 # The critic an exported model's network is built with (models.load_exported): it holds none.
 EXPORTED_CRITIC = {"_target_": "lost_cities.networks.critic.shared.SharedCritic", "gae_lambda": 0.0}
@@ -111,25 +84,13 @@ class TimeLimit(Exception):
     """``time_limit_minutes`` passed: the run stops, resumable, between two steps."""
 
 
-def _write_json(path, value):
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(value, indent=1, sort_keys=True))
-    tmp.replace(path)
-
-
-def read_rows(run_dir):
-    """The loop's rows (a row cut off by a kill is dropped)."""
-    return read_jsonl(Path(run_dir) / ITERATIONS_FILE)
-
-
 class Loop:
     """The run's parts, built once from its config; :meth:`iterate` runs one iteration."""
 
     def __init__(self, cfg, run_dir, on_step=None):
         self.cfg, self.run_dir, self.on_step = cfg, Path(run_dir), on_step
         self.env = make_env(cfg.env.name)
-        self.teacher = _teacher_config(cfg.teacher)
+        self.teacher = teacher_config(cfg.teacher)
         self.key = jax.random.PRNGKey(cfg.seed)
         self.clock = time.monotonic()
         self.writes = distributed.is_main()
@@ -149,7 +110,7 @@ class Loop:
             network_cfg = OmegaConf.to_container(cfg.network, resolve=True)
             critic_cfg = OmegaConf.to_container(cfg.critic, resolve=True)
         else:
-            agent = models.load(_start_spec(cfg.start).path, env)
+            agent = models.load(start_spec(cfg.start).path, env)
             params, network_cfg = agent.params, current_targets(agent.meta["network"])
             critic_cfg = current_targets(
                 agent.meta["critic"] or EXPORTED_CRITIC
@@ -307,7 +268,7 @@ class Loop:
         results["deals_first"] = first
         if self.writes:
             path.parent.mkdir(exist_ok=True)
-            _write_json(path, results)
+            write_json(path, results)
         self._step("gate", iteration)
         return results
 
@@ -355,22 +316,6 @@ class Loop:
         return row
 
 
-def run_config_of(checkpoint):
-    """The config (a dict) of the loop run whose student or champion ``checkpoint`` is (its
-    ``checkpoints/latest`` or the dir above), else None: a student's metadata holds no
-    training config, its run's config.yaml is the one."""
-    above = list(Path(checkpoint).absolute().parents)[:5]  # <run>/students/<i>/checkpoints/latest[/<step>]
-    for parent in above:
-        if _is_run_dir(parent):
-            return OmegaConf.to_container(OmegaConf.load(parent / CONFIG_FILE), resolve=True)
-    return None
-
-
-def _is_run_dir(path):
-    """A dir of a loop run: its config and its state are written there."""
-    return (path / CONFIG_FILE).exists() and (path / STATE_FILE).exists()
-
-
 def _network_key(agent):
     return json.dumps(current_targets(agent.meta["network"]), sort_keys=True)
 
@@ -410,187 +355,6 @@ def _saved_train_metrics(directory):
     return meta.get("train", {})
 
 
-def _teacher_config(teacher):
-    knobs = OmegaConf.to_container(teacher.knobs, resolve=True)
-    cfg = load_preset(teacher.search, **knobs)
-    bad = [k for k in UNSUPPORTED_KNOBS if getattr(cfg, k) is not None]
-    if bad:
-        raise ValueError(
-            f"teacher.search={teacher.search!r} sets {bad}: the loop's teacher rolls out with the champion "
-            "(or a fixed `rollout` policy) to the round's end; choose a preset without them"
-        )
-    if cfg.candidates < 2:
-        raise ValueError(
-            f"teacher: candidates={cfg.candidates}: a search needs at least 2 candidates to label"
-        )
-    return cfg
-
-
-def _check_devices(cfg):
-    parallel.check_divides(parallel.make_mesh(cfg.devices), cfg.generate.games, "generate.games")
-
-
-def _resolve_prior(cfg, run_dir):
-    """Check ``prior`` and write it resolved into ``cfg``: the absolute run dir and the
-    iterations pooled (the labels of finished iterations never change, so a resume pools
-    the same)."""
-    if cfg.prior.run is None:
-        return
-    source = Path(cfg.prior.run).absolute()
-    if source == run_dir:
-        raise ValueError(f"prior.run={cfg.prior.run}: this run itself; name an earlier run")
-    if not _is_run_dir(source):
-        raise FileNotFoundError(
-            f"prior.run={cfg.prior.run}: no {CONFIG_FILE} and {STATE_FILE} there; "
-            "pass a run dir of lost_cities.improve"
-        )
-    saved = OmegaConf.load(source / CONFIG_FILE)
-    if saved.env.name != cfg.env.name:
-        raise ValueError(
-            f"prior.run={cfg.prior.run} labelled env={saved.env.name}, this run plays env={cfg.env.name}"
-        )
-    finished = json.loads((source / STATE_FILE).read_text())["iteration"]
-    iterations = finished if cfg.prior.iterations is None else cfg.prior.iterations
-    if not 1 <= iterations <= finished:
-        raise ValueError(
-            f"prior.iterations={iterations}: prior.run={cfg.prior.run} has finished {finished} iterations"
-        )
-    cfg.prior.run, cfg.prior.iterations = str(source), iterations
-
-
-def prior_chain(cfg):
-    """``[(run_dir, iterations, chunks), ...]``: the run's prior, that run's own prior, and so
-    on (each as its saved config resolved it), the nearest first: the runs whose labels a
-    window longer than this run reaches."""
-    chain, prior = [], cfg.prior
-    while prior is not None and prior.run is not None:
-        source = OmegaConf.load(Path(prior.run) / CONFIG_FILE)
-        chain.append((Path(prior.run), prior.iterations, source.generate.chunks))
-        prior = OmegaConf.select(source, "prior", default=None)
-    return chain
-
-
-def _start_spec(start):
-    spec = parse(start)
-    if not isinstance(spec, ModelSpec):
-        raise ValueError(f"start={start!r}: a run dir, checkpoint or .onnx model (or null: a fresh network)")
-    return spec
-
-
-_ABSENT = object()
-
-
-def _flat(node, prefix=""):
-    for key, value in node.items():
-        if isinstance(value, dict) and value:
-            yield from _flat(value, f"{prefix}{key}.")
-        else:
-            yield f"{prefix}{key}", value
-
-
-def _allowed(key):
-    return any(key == a or key.startswith(a + ".") for a in RESUME_ALLOWED)
-
-
-def _value(cfg, key):
-    value = OmegaConf.select(cfg, key, default=None)
-    return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
-
-
-def _conflicts(cfg, saved, overrides):
-    """The settings a resume would change that it may not (all but ``RESUME_ALLOWED``): those
-    the command line gives (``overrides``) with another value than the run's; from Python
-    (``overrides`` None) every setting of ``cfg``."""
-    if overrides is None:
-        mine = dict(_flat(OmegaConf.to_container(cfg, resolve=True)))
-        theirs = dict(_flat(OmegaConf.to_container(saved, resolve=True)))
-        keys = set(mine) | set(theirs)
-        return sorted(k for k in keys if not _allowed(k) and mine.get(k) != theirs.get(k))
-    keys = [o.lstrip("+~").split("=", 1)[0] for o in overrides]
-    return sorted(
-        k
-        for k in keys
-        if not k.startswith("hydra.") and not _allowed(k) and _value(cfg, k) != _value(saved, k)
-    )
-
-
-def _hydra_overrides():
-    """The command line's overrides, or None outside a Hydra app."""
-    try:
-        return list(HydraConfig.get().overrides.task)
-    except ValueError:
-        return None
-
-
-def saved_config(run_dir):
-    """``run_dir``'s config.yaml, with :data:`ADDED_SETTINGS` where it predates them."""
-    saved = OmegaConf.load(Path(run_dir) / CONFIG_FILE)
-    for key, value in ADDED_SETTINGS.items():
-        if OmegaConf.select(saved, key, default=_ABSENT) is _ABSENT:
-            OmegaConf.update(saved, key, value, merge=False)
-    return saved
-
-
-def prepare(cfg, run_dir, overrides=None):
-    """``(cfg, run_dir)``: a new run's checked dir with its config written, or the resumed
-    run's own dir and saved config (with the allowed overrides applied). A resume refuses the
-    command line's ``overrides`` (default: Hydra's) that would change the run."""
-    if cfg.resume is None:
-        OmegaConf.to_object(cfg)  # the schema's checks
-        _teacher_config(cfg.teacher)
-        if cfg.start is not None:
-            _start_spec(cfg.start)
-        _check_devices(cfg)
-        run_dir = Path(run_dir).absolute()
-        _resolve_prior(cfg, run_dir)
-        files = [p.name for p in run_dir.iterdir() if p.name != ".lock"] if run_dir.exists() else []
-        if files:
-            raise FileExistsError(
-                f"{run_dir} already holds files ({', '.join(sorted(files)[:6])}); "
-                f"resume={run_dir} continues it"
-            )
-        run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / CONFIG_FILE).write_text(OmegaConf.to_yaml(cfg, resolve=True))
-        return cfg, run_dir
-    run_dir = Path(cfg.resume).absolute()
-    if not (run_dir / CONFIG_FILE).exists():
-        raise FileNotFoundError(
-            f"resume={cfg.resume}: no {CONFIG_FILE} there; pass a run dir of lost_cities.improve"
-        )
-    saved = saved_config(run_dir)
-    given = _hydra_overrides() if overrides is None else list(overrides)
-    conflicts = _conflicts(cfg, saved, given)
-    if conflicts:
-        raise ValueError(
-            f"resume={cfg.resume} continues the run with the config it started with; "
-            f"these differ: {conflicts}. "
-            f"Only {list(RESUME_ALLOWED[1:])} may change on resume"
-        )
-    given_keys = None if given is None else {o.lstrip("+~").split("=", 1)[0] for o in given}
-    for key in RESUME_ALLOWED:  # from the command line; from Python, all of cfg's
-        if given_keys is None or key in given_keys:
-            OmegaConf.update(saved, key, OmegaConf.select(cfg, key), merge=False)
-    _check_devices(saved)
-    saved.resume = str(run_dir)
-    OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(schema.ImproveConfig), saved))
-    return saved, run_dir
-
-
-def keep_resumed_settings(cfg, run_dir):
-    """Write the resume's :data:`RESUME_KEPT` settings into ``run_dir``'s config.yaml (the
-    rows of iterations.jsonl keep what each gate played)."""
-    path = Path(run_dir) / CONFIG_FILE
-    saved = OmegaConf.load(path)
-    changed = [key for key in RESUME_KEPT if OmegaConf.select(saved, key) != OmegaConf.select(cfg, key)]
-    for key in changed:
-        OmegaConf.update(saved, key, OmegaConf.select(cfg, key), merge=False)
-    if changed:
-        temporary = path.with_suffix(".yaml.tmp")
-        temporary.write_text(OmegaConf.to_yaml(saved, resolve=True))
-        temporary.replace(path)  # whole or not at all
-    return changed
-
-
 def improve(cfg, run_dir, on_step=None, logger=None):
     """Run (or resume) the loop in ``run_dir`` until ``cfg.iterations`` are done; returns
     the rows of ``iterations.jsonl``. ``on_step(phase, iteration, detail)`` is called after
@@ -601,7 +365,7 @@ def improve(cfg, run_dir, on_step=None, logger=None):
     if not state_path.exists():
         champion = loop.first_champion()
         if writes:
-            _write_json(state_path, {"iteration": 0, "champion": champion, "champion_iteration": 0})
+            write_json(state_path, {"iteration": 0, "champion": champion, "champion_iteration": 0})
         distributed.barrier("the run's state is written")
     state = json.loads(state_path.read_text())
     rows = [r for r in read_rows(run_dir) if r["iteration"] <= state["iteration"]]
@@ -618,7 +382,7 @@ def improve(cfg, run_dir, on_step=None, logger=None):
             **loop.anchors(first, first, policy),
         }
         if writes:
-            _append_row(run_dir, row, logger)
+            append_row(run_dir, row, logger)
         rows.append(row)
     while state["iteration"] < cfg.iterations:
         i = state["iteration"] + 1
@@ -655,9 +419,9 @@ def improve(cfg, run_dir, on_step=None, logger=None):
         row["labels/per_second"] = made / times["time/generate"] if made else None  # this process's
         rows.append(row)
         if writes:
-            _append_row(run_dir, row, logger)
+            append_row(run_dir, row, logger)
             plot_curve(rows, run_dir / "curve.png")
-            _write_json(state_path, state)
+            write_json(state_path, state)
         distributed.barrier(f"iteration {i} is recorded")
         loop._step("record", i)
     return rows
@@ -687,18 +451,6 @@ def _promotes(gate, rule):
     return gate["win_rate_lower"] > 0.5
 
 
-def _append_row(run_dir, row, logger):
-    with (Path(run_dir) / ITERATIONS_FILE).open("a") as f:
-        f.write(json.dumps(row) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    if logger is not None:
-        logger.log(
-            {k: v for k, v in row.items() if isinstance(v, int | float) and not isinstance(v, bool)},
-            row["iteration"],
-        )
-
-
 def _printer(cfg):
     """A line on stderr per step: a loop runs for hours, mostly unattended."""
     clock = time.monotonic()
@@ -724,17 +476,6 @@ def _start_logger(cfg, run_dir):
     config = OmegaConf.to_container(cfg, resolve=True)
     logger.start(run_dir, config, cfg.experiment_name, run_dir.name, wandb_id.read_text())
     return logger
-
-
-def followed_config(cfg, run_dir):
-    """A process other than 0: the config process 0 prepared and saved in ``run_dir``
-    (resolved), with this command line's :data:`RESUME_ALLOWED` settings, as process 0's."""
-    saved = saved_config(run_dir)
-    for key in RESUME_ALLOWED:
-        OmegaConf.update(saved, key, OmegaConf.select(cfg, key), merge=False)
-    if cfg.resume is not None:
-        saved.resume = str(run_dir)
-    return saved
 
 
 def run(cfg):

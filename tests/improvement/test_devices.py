@@ -15,13 +15,15 @@ import pytest
 from processes import finish_together, free_port, joined
 from tiny_loop import TINY, tiny_cfg
 
-from lost_cities.improvement.loop import improve, prepare
+from lost_cities.improvement.loop import improve
+from lost_cities.improvement.resume import prepare
 
 SCRIPT = textwrap.dedent(
     """
     import sys
     from tiny_loop import tiny_cfg
-    from lost_cities.improvement.loop import improve, prepare
+    from lost_cities.improvement.loop import improve
+    from lost_cities.improvement.resume import prepare
     cfg, run_dir = prepare(tiny_cfg(["devices=2", "iterations=1"]), sys.argv[1])
     improve(cfg, run_dir)
     """

@@ -25,7 +25,9 @@ from tiny_loop import rows_without_times, tiny_cfg
 from lost_cities import models
 from lost_cities.checkpoints import restore_params
 from lost_cities.envs import make as make_env
-from lost_cities.improvement.loop import improve, prepare, read_rows
+from lost_cities.improvement.loop import improve
+from lost_cities.improvement.resume import prepare
+from lost_cities.improvement.run_dir import read_rows
 from lost_cities.policies import make_policy
 
 pytestmark = pytest.mark.xdist_group("improvement_resume")  # one worker builds the module's fixtures once
@@ -174,7 +176,8 @@ def test_a_resumes_bigger_gates_and_longer_run_become_the_runs_settings(referenc
 
     from omegaconf import OmegaConf
 
-    from lost_cities.improvement.loop import CONFIG_FILE, keep_resumed_settings
+    from lost_cities.improvement.resume import keep_resumed_settings
+    from lost_cities.improvement.run_dir import CONFIG_FILE
 
     shutil.copy(reference / CONFIG_FILE, tmp_path / CONFIG_FILE)
     before = OmegaConf.load(tmp_path / CONFIG_FILE)
@@ -201,7 +204,7 @@ def test_a_run_from_an_earlier_runs_labels_against_a_mix_gated_against_an_oppone
     from omegaconf import OmegaConf
 
     from lost_cities.improvement import dataset
-    from lost_cities.improvement.loop import CONFIG_FILE, prior_chain
+    from lost_cities.improvement.run_dir import CONFIG_FILE, prior_chain
 
     overrides = [
         f"prior.run={reference}",
@@ -274,7 +277,7 @@ def test_a_run_saved_before_a_setting_was_added_resumes_as_it_ran(reference, tmp
 
     from omegaconf import OmegaConf
 
-    from lost_cities.improvement.loop import CONFIG_FILE
+    from lost_cities.improvement.run_dir import CONFIG_FILE
 
     old = tmp_path / "old"
     shutil.copytree(reference, old)
@@ -292,7 +295,7 @@ def test_a_student_exports_with_its_runs_config(reference, tmp_path):
     from omegaconf import OmegaConf
 
     from lost_cities.export.onnx import config_digest, export
-    from lost_cities.improvement.loop import CONFIG_FILE
+    from lost_cities.improvement.run_dir import CONFIG_FILE
 
     model, manifest = export(reference / "students" / "0001", tmp_path / "student.onnx")
     info = json.loads(manifest.read_text())

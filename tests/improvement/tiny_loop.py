@@ -46,7 +46,8 @@ def main():
     import os
     import signal
 
-    from lost_cities.improvement.loop import improve, prepare
+    from lost_cities.improvement.loop import improve
+    from lost_cities.improvement.resume import prepare
 
     run_dir, phase, iteration = sys.argv[1], sys.argv[2], int(sys.argv[3])
     detail = json.loads(sys.argv[4]) if len(sys.argv) > 4 else None
