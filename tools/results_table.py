@@ -8,6 +8,12 @@ machine), so every number in docs/results.md can be traced to a file and reprodu
 It also refuses a claim that the page shows differently (the model's manifest ``strength``, or the
 search's ``strength`` in web/public/agents.json).
 
+The page's second part is the lineage of every shipped network (each .onnx agents.json names as a
+model or a search's belief): the chain of commands that rebuilds it from a fresh clone, read from
+tools/lineage.yaml. A net without a chain, a step that starts from nothing an earlier step wrote, a
+path a clone does not have (an absolute one, a run dir outside outputs/runs), or a last step that
+does not write the net's file (under the name its manifest records) is an error too.
+
     python tools/results_table.py [--out docs/results.md]
 
 The shipped agents are those of web/public/agents.json; ``CLAIMS`` below names the results file
@@ -19,12 +25,16 @@ names the file and exits with status 1, writing nothing.
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
+
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENTS = "web/public/agents.json"
 OUT = "docs/results.md"
+LINEAGE = "tools/lineage.yaml"
 
 # (agent id in web/public/agents.json, its results file relative to the repository root)
 CLAIMS = (
@@ -68,6 +78,10 @@ SHOWN_TOLERANCE = 5e-4  # the page shows win rates to three decimals
 
 class ClaimError(ValueError):
     """A listed results file that cannot back a claim; the message names the file."""
+
+
+class LineageError(ClaimError):
+    """tools/lineage.yaml does not hold; the message names the net and the step."""
 
 
 def read_json(path):
@@ -141,6 +155,171 @@ def manifest_row(agent, shown, source):
     )
 
 
+NET_KEYS = ("net", "file", "about", "steps")
+STEP_KEYS = ("what", "writes", "from", "source")
+RUN_PLACES = ("outputs/runs/", "web/public/")  # where a step may write
+ABSOLUTE = re.compile(r"(?:^|[\s='\"(\[,])/[A-Za-z]")  # a path from the machine's root, not the clone's
+OUT_ARG = re.compile(r"\bout=(\S+)")
+NAME_ARG = re.compile(r"'name=\"([^\"]*)\"'")
+EVALUATION_ARG = re.compile(r"\bevaluation=(\S+)")
+
+
+def shipped_files(entries):
+    """Each .onnx agents.json ships (``web/public/<file>``) with the ids that use it: as the model,
+    or as the belief of the agent's search."""
+    files = {}
+    for entry in entries:
+        model, belief = entry.get("model"), entry.get("search", {}).get("belief")
+        if model:
+            files.setdefault(f"web/public/{model}", []).append(f"`{entry['id']}`")
+        if belief:
+            files.setdefault(f"web/public/{belief}", []).append(f"`{entry['id']}` (its search's belief)")
+    return files
+
+
+def check_step(at, step, net, written, root):
+    """One step of a chain: its fields, its paths, what it starts from; the last one writes the file."""
+    missing = [key for key in STEP_KEYS if not step.get(key)]
+    if not isinstance(step.get("recorded"), bool):
+        missing.append("recorded (true or false)")
+    elif not step["recorded"] and not step.get("nearest"):
+        missing.append("nearest (the nearest recorded command)")
+    if missing:
+        raise LineageError(f"{at}: lacks {', '.join(missing)}")
+    for key in ("command", "nearest", "writes", "from"):
+        if ABSOLUTE.search(step.get(key) or ""):
+            raise LineageError(
+                f"{at}: its {key} names an absolute path; a clone has outputs/runs/... and repo paths"
+            )
+    if not step["writes"].startswith(RUN_PLACES):
+        raise LineageError(f"{at}: writes {step['writes']}, outside {' and '.join(RUN_PLACES)}")
+    if not step["from"].startswith("nothing") and not any(path in step["from"] for path in written):
+        raise LineageError(f"{at}: starts from {step['from']!r}, which no earlier step writes")
+    if step["writes"] != net["file"]:
+        return
+    command = step.get("command") or ""
+    out = OUT_ARG.search(command)
+    if not out or out.group(1) != net["file"]:
+        raise LineageError(f"{at}: writes {net['file']}, but its command's out= is not that file")
+    name = NAME_ARG.search(command)
+    manifest = read_json(root / Path(net["file"]).with_suffix(".json"))
+    if name and name.group(1) != manifest.get("name"):
+        raise LineageError(
+            f"{at}: exports the name {name.group(1)!r}; the manifest's is {manifest.get('name')!r}"
+        )
+    evaluation = EVALUATION_ARG.search(command)
+    if evaluation and not (root / evaluation.group(1)).is_file():
+        raise LineageError(f"{at}: its evaluation={evaluation.group(1)} is not a file of the repository")
+
+
+def read_lineage(entries, root):
+    """The nets of tools/lineage.yaml, checked: one chain for every shipped .onnx, in order."""
+    path = root / LINEAGE
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as error:
+        raise LineageError(f"{path}: {error}") from error
+    nets = data.get("nets") if isinstance(data, dict) else None
+    if not isinstance(nets, list):
+        raise LineageError(f"{path}: lacks the list `nets`")
+    shipped, written, done = shipped_files(entries), [], []
+    for net in nets:
+        where = f"{path}: {net.get('net')!r}"
+        missing = [key for key in NET_KEYS if not net.get(key)]
+        if missing:
+            raise LineageError(f"{where}: lacks {', '.join(missing)}")
+        if net["file"] not in shipped:
+            raise LineageError(f"{where}: {net['file']} is not shipped in {AGENTS}")
+        if net["file"] in [other["file"] for other in done]:
+            raise LineageError(f"{where}: {net['file']} has a chain already")
+        after = net.get("after")
+        if after is not None and (after not in [other["net"] for other in done] or not net.get("first")):
+            raise LineageError(
+                f"{where}: after={after!r} must be a net above it, with `first` (what to rebuild)"
+            )
+        for i, step in enumerate(net["steps"], 1):
+            check_step(f"{where} step {i}", step, net, written, root)
+            written.append(step["writes"])
+        if net["steps"][-1]["writes"] != net["file"]:
+            raise LineageError(f"{where}: its last step must write {net['file']}")
+        done.append(net)
+    unlisted = sorted(set(shipped) - {net["file"] for net in nets})
+    if unlisted:
+        raise LineageError(f"{path}: no chain for {', '.join(unlisted)}")
+    return nets
+
+
+LINEAGE_INTRO = (
+    "## Lineage: rebuilding each shipped net from a clone",
+    "",
+    f"Every network {AGENTS} ships (a model, or a search's belief), with the chain of commands that",
+    "rebuilds it from a fresh clone: `pip install -e '.[dev]'`, then each step from the repository root",
+    f"({LINEAGE} holds the chains). A step writes under outputs/runs, in a run dir named as the original",
+    "run where its manifest's `checkpoint` or a results file records the name, and names the earlier",
+    "output it starts from; a net built on another shipped net starts with that net's chain above. The",
+    "CPU time is what the repository records, on the 2-core x86_64 CPU its runs used (idle unless said).",
+    "*Recorded* names the file that records the command as it ran. *Not recorded* says so and gives the",
+    "nearest recorded command; the command in the table is then that command's form filled in from the",
+    "net's manifest (its `checkpoint`, its `name`, the results file its `strength` equals): what the",
+    "files say was done, not a command that was run.",
+    "",
+    "- A rebuild is the same recipe, not the same bytes: the same commands and seeds repeat exactly on",
+    "  one machine and only in kind on another (XLA's CPU kernels need not give bit-identical floats:",
+    "  experiments/strong-recipe/), and the code has changed since the earlier runs.",
+    "- An export refuses to replace a file: a clone has the shipped ones, so add `overwrite=true` (or",
+    "  write under outputs/ and compare).",
+    "- A chain that starts from web/public/<net>.onnx can start from the file the clone already has,",
+    "  instead of rebuilding that net first.",
+    "",
+)
+
+
+def lineage_section(nets, entries):
+    """docs/results.md's lineage: an overview, then each net's chain as a table of steps."""
+    shipped = shipped_files(entries)
+    lines = list(LINEAGE_INTRO)
+    lines += ["| net | file | shipped as | built on | steps | commands recorded as run |", "| --- " * 6 + "|"]
+    for net in nets:
+        recorded, steps, users = (
+            sum(s["recorded"] for s in net["steps"]),
+            len(net["steps"]),
+            shipped[net["file"]],
+        )
+        lines.append(
+            f"| {net['net']} | {net['file']} | {', '.join(users)} | {net.get('after') or 'nothing'} "
+            f"| {steps} | {recorded} of {steps} |"
+        )
+    for net in nets:
+        lines += [
+            "",
+            f"### {net['net']}",
+            "",
+            f"`{net['file']}`, shipped as {', '.join(shipped[net['file']])}. {net['about']}",
+        ]
+        if net.get("after"):
+            lines += ["", f"First rebuild {net['first']}; then:"]
+        lines += [
+            "",
+            "| step | command | writes | starts from | CPU time | how the command is recorded |",
+            "| --- " * 6 + "|",
+        ]
+        for i, step in enumerate(net["steps"], 1):
+            command = f"`{cell(step['command'])}`" if step.get("command") else "not recorded"
+            if step["recorded"]:
+                record = f"recorded: {step['source']}"
+            else:
+                record = (
+                    f"not recorded; the nearest recorded command is `{step['nearest']}`: {step['source']}"
+                )
+            if step.get("note"):
+                record += f". {step['note']}"
+            lines.append(
+                f"| {i}. {cell(step['what'])} | {command} | `{step['writes']}` | {cell(step['from'])} "
+                f"| {cell(step.get('time') or 'not recorded')} | {cell(record)} |"
+            )
+    return lines
+
+
 def render(claims=None, root=ROOT):
     """docs/results.md's text for ``claims`` ((agent id, results file) pairs; ``CLAIMS`` by
     default), or a ClaimError."""
@@ -185,7 +364,8 @@ def render(claims=None, root=ROOT):
         "| results file (date, commit, machine) |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    return "\n".join(header + rows) + "\n"
+    lineage = lineage_section(read_lineage(entries, root), entries)
+    return "\n".join(header + rows + [""] + lineage) + "\n"
 
 
 def main(argv=None):
