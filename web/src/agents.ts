@@ -10,6 +10,7 @@
  * (`python -m lost_cities.export` writes it): `name`, and `strength` or else `gates`.
  */
 import { type BotName, isBotName } from './bots';
+import { signedRound } from './format';
 import { type Manifest, inputsFor } from './policyContract';
 import { BELIEF_PRESET, type SearchKnobs } from './search';
 
@@ -188,11 +189,6 @@ export function describeStrength(strength: Strength | null): string {
   const margin = strength.margin_mean === undefined ? '' : `, mean margin ${signedRound(strength.margin_mean)}`;
   return `wins ${percent(strength.win_rate)}${ci} of ${strength.games} games vs ${strength.opponent}${margin}`;
 }
-
-export const signedRound = (x: number): string => {
-  const n = Math.round(x);
-  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : '0';
-};
 
 /** An index entry with its manifest read and checked; a bad manifest makes the agent unplayable, not the page. */
 export function describeAgent(entry: AgentEntry, manifest: Manifest | null, loadProblem: string | null): Agent {

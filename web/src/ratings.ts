@@ -5,6 +5,8 @@
  * tournament, with 95% intervals, and every pair's measured score. The page shows a level's
  * rating and says how it fares against the level below in a player's words.
  */
+import { whole } from './format';
+
 export const RATINGS_FORMAT = 'lost-cities-ratings';
 export const RATINGS_VERSION = 1;
 export const RATINGS_FILE = 'ratings.json';
@@ -69,7 +71,7 @@ export function ratingText(ratings: Ratings, player: string): string {
   if (rating.score_rate === 0 && others.length) return `rating below ${Math.floor(Math.min(...others) / 100) * 100}`;
   if (rating.score_rate === 1 && others.length) return `rating above ${Math.ceil(Math.max(...others) / 100) * 100}`;
   const half = Math.round((rating.upper - rating.lower) / 2);
-  return `rating ${Math.round(rating.rating)}${half > 0 ? ` ± ${half}` : ''}`;
+  return `rating ${whole(Math.round(rating.rating))}${half > 0 ? ` ± ${half}` : ''}`;
 }
 
 /** a's measured share of the points against b (a draw half), and the games it rests on; null if they did not meet. */
@@ -94,12 +96,25 @@ export function shareInWords(share: number): string {
   return best[0] === 1 && best[1] >= 20 ? `1 in ${best[1]}` : `${best[0]} of ${best[1]}`;
 }
 
-/** "Wins 3 of 4 matches against the Club player." from the measured pair (a = this level, b = the one named). */
+/** "Wins 3 of 4 matches against the Club player." from the measured pair (a = this level, b = the one named); near
+ * even, the share itself: "Slightly ahead of the Expert: wins 53% of their matches." */
 export function versusLine(score: number, name: string): string {
+  const percent = Math.round(score * 100);
+  if (percent === 50) return `As strong as the ${name}: wins half their matches.`;
+  if (percent > 40 && percent < 60) return `Slightly ${percent > 50 ? 'ahead of' : 'behind'} the ${name}: wins ${percent}% of their matches.`;
   const words = shareInWords(score);
   if (words === 'every') return `Wins every match against the ${name}.`;
   if (words === 'no') return `Loses every match to the ${name}.`;
   return `Wins ${words} matches against the ${name}.`;
+}
+
+/** How level `i` of the ladder (beginner first) fares, measured head to head, against the level below it (the
+ * lowest: against the one above), so that neighbours that read alike against a third level are told apart; '' if
+ * the pair was not measured. */
+export function versusNeighbour(ratings: Ratings, levels: { name: string; ratedAs: string }[], i: number): string {
+  const other = levels[i > 0 ? i - 1 : 1];
+  const measured = other ? measuredScore(ratings, levels[i].ratedAs, other.ratedAs) : null;
+  return measured ? versusLine(measured.score, other.name) : '';
 }
 
 export async function loadRatings(baseUrl: string): Promise<Ratings> {

@@ -3,6 +3,7 @@
  * matches stored in this browser (the game log). Logs written before opponents had ids
  * are grouped by their model name.
  */
+import { signedRound } from './format';
 import type { GameRecord } from './gameLog';
 
 export interface OpponentRecord {
@@ -50,3 +51,12 @@ export function opponentRecords(games: readonly GameRecord[]): Map<string, Oppon
 }
 
 export const meanMargin = (record: OpponentRecord): number => record.marginSum / record.played;
+
+/** A record in a line: "2 matches: 1 won · 0 drawn · 1 lost; mean margin +12; you asked for hints in 1 of them". */
+export function recordText(record: OpponentRecord | undefined): string {
+  if (!record) return 'no matches yet';
+  const matches = `${record.played} match${record.played === 1 ? '' : 'es'}`;
+  const which = record.hinted === record.played ? (record.played === 1 ? 'it' : 'all of them') : `${record.hinted} of them`;
+  const hinted = record.hinted ? `; you asked for hints in ${which}` : '';
+  return `${matches}: ${record.wins} won · ${record.draws} drawn · ${record.losses} lost; mean margin ${signedRound(meanMargin(record))}${hinted}`;
+}

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseAgentIndex } from '../src/agents';
-import { measuredScore, parseRatings, shareInWords, versusLine } from '../src/ratings';
+import { measuredScore, parseRatings, ratingText, shareInWords, versusLine, versusNeighbour } from '../src/ratings';
 
 const BASE = 'https://example.org/some/path/agents.json';
 const shipped = JSON.parse(readFileSync(new URL('../public/agents.json', import.meta.url), 'utf8'));
@@ -31,6 +31,16 @@ describe('the shipped ladder', () => {
       const above = measuredScore(ratings, levels[i].level!.ratedAs, levels[i - 1].level!.ratedAs);
       expect(above?.score, `${levels[i].id} against ${levels[i - 1].id}`).toBeGreaterThan(0.5); // each level beats the one below head to head
     }
+  });
+
+  it('tells every level apart in a player\'s words: each against its neighbour, no two lines alike', () => {
+    const named = levels.map((l) => l.level!);
+    const lines = named.map((_, i) => versusNeighbour(ratings, named, i));
+    expect(lines.every((line) => line.length > 0), JSON.stringify(lines)).toBe(true);
+    expect(new Set(lines).size).toBe(lines.length);
+    // the top two are close (their ratings' intervals overlap): the line says so rather than "3 of 4" for both
+    expect(lines[lines.length - 1]).toMatch(/^Slightly ahead of the Expert: wins 5\d% of their matches\.$/);
+    expect(named.map((l) => ratingText(ratings, l.ratedAs)).join(' ')).not.toMatch(/-/); // the typographic minus only
   });
 
   it('rates the search as the page runs it, and the club-level bot as the anchor', () => {
@@ -93,5 +103,8 @@ describe('shares in words', () => {
   it('makes a line of it', () => {
     expect(versusLine(0.759, 'Club player')).toBe('Wins 3 of 4 matches against the Club player.');
     expect(versusLine(0, 'Club player')).toBe('Loses every match to the Club player.');
+    expect(versusLine(0.5325, 'Expert')).toBe('Slightly ahead of the Expert: wins 53% of their matches.');
+    expect(versusLine(0.45, 'Expert')).toBe('Slightly behind the Expert: wins 45% of their matches.');
+    expect(versusLine(0.502, 'Expert')).toBe('As strong as the Expert: wins half their matches.');
   });
 });

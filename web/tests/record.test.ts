@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GameRecord } from '../src/gameLog';
-import { humanMargin, meanMargin, opponentRecords } from '../src/record';
+import { humanMargin, meanMargin, opponentRecords, recordText } from '../src/record';
 import { hintPercent, placeHints, slotHints, drawHints } from '../src/hints';
 import { N_ACTIONS, encodeAction } from '../src/cards';
 
@@ -22,6 +22,13 @@ const game = (seats: string[], carry: [number, number], opponent?: string, hinte
 });
 
 describe('your record', () => {
+  it('reads as a line: the hinted matches said in words, the margin with the typographic minus', () => {
+    const records = opponentRecords([game(['human', 'agent'], [10, 40], 'x', true), game(['human', 'agent'], [30, 20], 'x'), game(['human', 'agent'], [5, 9], 'y', true)]);
+    expect(recordText(records.get('x'))).toBe('2 matches: 1 won · 0 drawn · 1 lost; mean margin −10; you asked for hints in 1 of them');
+    expect(recordText(records.get('y'))).toBe('1 match: 0 won · 0 drawn · 1 lost; mean margin −4; you asked for hints in it');
+    expect(recordText(undefined)).toBe('no matches yet');
+  });
+
   it('takes the margin from the human seat', () => {
     expect(humanMargin(game(['human', 'agent'], [30, 10]))).toBe(20);
     expect(humanMargin(game(['agent', 'human'], [30, 10]))).toBe(-20);
