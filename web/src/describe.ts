@@ -21,3 +21,9 @@ export function describeAction(round: RoundState, action: number, advice = false
   const verb = placeType === DISCARD ? (advice ? 'Discard' : 'discarded') : advice ? 'Play' : 'played';
   return `${verb} ${cardName(card)}, ${advice ? 'draw' : 'drew'} from ${sourceName(drawSource)}`;
 }
+
+/** Advice inside a sentence: "play Yellow 3, draw from the deck" (the colour keeps its capital, as on the board). */
+export function adviceInSentence(round: RoundState, action: number): string {
+  const advice = describeAction(round, action, true);
+  return advice[0].toLowerCase() + advice.slice(1);
+}

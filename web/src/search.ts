@@ -102,9 +102,8 @@ export function matchPoints(ms: MatchState, round: RoundState, player: number): 
   return ms.carry[player] - ms.carry[1 - player] + board[player] - board[1 - player];
 }
 
-/** values[w][k]: the mover's match points after candidate k in world w, both seats then played by the net to the round's end. */
-export async function rolloutValues(ms: MatchState, worlds: RoundState[], candidates: number[], net: NetLogits): Promise<number[][]> {
-  const player = ms.round.toMove;
+/** rounds[w][k]: the round's end after candidate k in world w, both seats then played by the net (greedy). */
+export async function rolloutRounds(ms: MatchState, worlds: RoundState[], candidates: number[], net: NetLogits): Promise<RoundState[][]> {
   const lanes = worlds.flatMap((world) => candidates.map((action) => step(world, action).state));
   for (let live = lanes.flatMap((r, i) => (r.done ? [] : [i])); live.length > 0; live = live.filter((i) => !lanes[i].done)) {
     const logits = await net(live.map((i) => ({ ...ms, round: lanes[i] })));
@@ -112,7 +111,13 @@ export async function rolloutValues(ms: MatchState, worlds: RoundState[], candid
       lanes[lane] = step(lanes[lane], argmaxLegal(logits[j], legalMask(lanes[lane]))).state;
     });
   }
-  return worlds.map((_, w) => candidates.map((_, k) => matchPoints(ms, lanes[w * candidates.length + k], player)));
+  return worlds.map((_, w) => lanes.slice(w * candidates.length, (w + 1) * candidates.length));
+}
+
+/** values[w][k]: the mover's match points after candidate k in world w, both seats then played by the net to the round's end. */
+export async function rolloutValues(ms: MatchState, worlds: RoundState[], candidates: number[], net: NetLogits): Promise<number[][]> {
+  const player = ms.round.toMove;
+  return (await rolloutRounds(ms, worlds, candidates, net)).map((row) => row.map((round) => matchPoints(ms, round, player)));
 }
 
 /** The chosen candidate's index and every candidate's mean paired gain (lost_cities/search/agent.py select). */
