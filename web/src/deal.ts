@@ -3,17 +3,23 @@ import { N_CARDS } from './cards';
 
 export type Random = () => number; // uniform in [0, 1)
 
-/** mulberry32: a tiny seeded generator, so that `?seed=N` replays the same deals (tests, demos). */
-export function seededRandom(seed: number): Random {
-  let a = seed >>> 0;
+/** A generator's whole state: saved with a match in progress, so that a reloaded match draws the same numbers on. */
+export interface RandomState {
+  a: number;
+}
+
+/** mulberry32 over `state`, advanced in place: a tiny seeded generator (`?seed=N` replays the same deals). */
+export function randomFrom(state: RandomState): Random {
   return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
+    state.a = (state.a + 0x6d2b79f5) >>> 0;
+    let t = state.a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+export const seededRandom = (seed: number): Random => randomFrom({ a: seed >>> 0 });
 
 export function cryptoRandom(): number {
   return crypto.getRandomValues(new Uint32Array(1))[0] / 4294967296;

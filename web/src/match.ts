@@ -62,3 +62,25 @@ export function matchStep(ms: MatchState, action: number): MatchStepResult {
 }
 
 export const matchToMove = (ms: MatchState): number => ms.round.toMove;
+
+/** A finished round as its summary shows it: the round's board, its scores, the match so far and who starts next. */
+export interface RoundSummary {
+  roundIdx: number;
+  round: RoundState; // the finished round
+  scores: PerSeat<number>;
+  carry: PerSeat<number>;
+  nextStarter: number | null; // seat starting the next round, null after round 3
+  tieBroken: boolean; // the next starter was decided by the coin
+}
+
+/** The summary of `finishedRound` (round `roundIdx`), given the match state `after` the move that ended it. */
+export function roundSummary(roundIdx: number, finishedRound: RoundState, after: MatchState): RoundSummary {
+  return {
+    roundIdx,
+    round: finishedRound,
+    scores: boardScore(finishedRound),
+    carry: [...after.carry],
+    nextStarter: after.done ? null : after.starter,
+    tieBroken: !after.done && after.carry[0] === after.carry[1],
+  };
+}
