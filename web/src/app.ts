@@ -1,34 +1,26 @@
 /**
  * The page's controller: the opponent chooser and one match against the chosen agent.
  * Holds the match state, the human's half-chosen move, hints and the summaries, applies
- * moves through the match engine and re-renders the whole table after every change (the
- * table is small).
+ * moves through the match engine, keeps the match in progress in the browser's storage
+ * (savedMatch.ts) and re-renders the whole table after every change (the table is small)
+ * with the `render` it is given (view.ts, wired by main.ts).
  */
 import { type Agent, loadAgents, seatName } from './agents';
 import { DISCARD, N_DRAW_SOURCES, PLAY, encodeAction } from './cards';
-import { type Deal, type Random, randomDeal } from './deal';
+import { type Deal, type Random, type RandomState, randomDeal, randomFrom } from './deal';
 import { describeAction } from './describe';
-import { type PerSeat, type RoundState, boardScore, isLegal } from './engine';
+import { type RoundState, isLegal } from './engine';
 import { type GameRecord, LOG_FORMAT, LOG_VERSION, downloadJsonl, loadGames, saveGames } from './gameLog';
-import { type MatchState, matchResetFrom, matchStep } from './match';
+import { type MatchState, type RoundSummary, matchResetFrom, matchStep, roundSummary } from './match';
 import { type Decision, type Policy, loadPolicy } from './policy';
 import { type Ratings, loadRatings } from './ratings';
 import { type DecisionReview, REVIEW_KNOBS, replayPositions } from './review';
 import type { ReviewRequest } from './reviewWorker';
-import { render } from './view';
-
-export interface RoundSummary {
-  roundIdx: number;
-  round: RoundState; // the finished round
-  scores: PerSeat<number>;
-  carry: PerSeat<number>;
-  nextStarter: number | null; // seat starting the next round, null after round 3
-  tieBroken: boolean; // the next starter was decided by the coin
-}
+import { type MatchStorage, type SavedMatch, clearSavedMatch, loadSavedMatch, replayMatch, saveMatch } from './savedMatch';
 
 export interface AgentMove {
   text: string;
-  decision: Decision;
+  decision: Decision | null; // null for a move replayed from the saved match (its probabilities are not kept)
   round: RoundState; // the position the agent decided in (for naming its alternatives)
 }
 
@@ -47,6 +39,15 @@ export interface Hint {
 
 const OPPONENT_KEY = 'lost-cities-opponent';
 
+/** The browser's storage, or none where it is unavailable (private mode): the page then keeps nothing. */
+function browserStorage(): MatchStorage | null {
+  try {
+    return localStorage;
+  } catch {
+    return null;
+  }
+}
+
 /** A match under review: the player's decisions as the worker reviews them, and the decision on screen. */
 export interface ReviewState {
   gameIndex: number; // into the stored games
@@ -64,6 +65,7 @@ export interface ReviewState {
 export class App {
   deal!: Deal;
   ms!: MatchState;
+  matchRandom: RandomState = { a: 0 }; // the match's own random numbers (saved with it)
   actions: number[] = [];
   startedAt = '';
   selectedSlot: number | null = null;
@@ -98,6 +100,7 @@ export class App {
   constructor(
     readonly root: HTMLElement,
     readonly settings: Settings,
+    readonly render: (app: App) => void,
   ) {}
 
   get humanSeat(): number {
@@ -118,7 +121,13 @@ export class App {
     return this.agents.find((agent) => agent.id === this.chosenId);
   }
 
-  /** Read agents.json and the manifests; preselect `?agent=`, else the last opponent, else the index default. */
+  /** A match is under way: leaving the page would interrupt it (the page asks first). */
+  get matchInProgress(): boolean {
+    return !!this.ms && !this.ms.done && this.actions.length > 0;
+  }
+
+  /** Read agents.json and the manifests; resume the saved match if there is one, else preselect `?agent=`,
+   * else the last opponent, else the index default. */
   async loadIndex(): Promise<void> {
     try {
       const { agents, defaultId } = await loadAgents(this.settings.baseUrl);
@@ -143,7 +152,81 @@ export class App {
     } catch (error) {
       this.ratingsProblem = error instanceof Error ? error.message : String(error); // the levels show no rating
     }
+    const storage = browserStorage();
+    const saved = storage && loadSavedMatch(storage);
+    const agent = saved && this.agents.find((a) => a.id === saved.agentId && !a.problem);
+    if (saved && agent) await this.resumeMatch(saved, agent);
+    else this.update();
+  }
+
+  /** Continue the saved match where it stood (its opponent loaded first); a saved match this page cannot replay is dropped. */
+  async resumeMatch(saved: SavedMatch, agent: Agent): Promise<void> {
+    let replayed: ReturnType<typeof replayMatch>;
+    try {
+      replayed = replayMatch(saved.deal, saved.actions);
+    } catch (error) {
+      this.forgetMatch();
+      this.fail(error);
+      return;
+    }
+    this.chosenId = agent.id;
+    this.loadingAgent = agent.name;
     this.update();
+    try {
+      this.policy = await this.policyFor(agent);
+    } catch (error) {
+      this.loadingAgent = null;
+      this.fail(error);
+      return;
+    }
+    const { positions, ms, summaries } = replayed;
+    this.loadingAgent = null;
+    this.deal = saved.deal;
+    this.ms = ms;
+    this.actions = [...saved.actions];
+    this.matchRandom = { ...saved.random };
+    this.summaries = summaries;
+    this.overlay = saved.roundSummaryOpen && summaries.length > 0 ? 'round' : null;
+    this.hintsOn = saved.hintsOn;
+    this.hintedPlies = [...saved.hintedPlies];
+    this.startedAt = saved.startedAt;
+    // the opponent's last move in the round on the board (the finished one while its summary is open)
+    const boardRoundIdx = this.overlay === 'round' ? ms.roundIdx - 1 : ms.roundIdx;
+    const last = positions.map((p) => p.round.toMove).lastIndexOf(this.agentSeat);
+    this.lastAgentMove =
+      last >= 0 && positions[last].roundIdx === boardRoundIdx
+        ? { text: `${seatName(agent)} ${describeAction(positions[last].round, saved.actions[last])}`, decision: null, round: positions[last].round }
+        : null;
+    this.clearSelection();
+    this.choosing = false;
+    this.update();
+    this.maybeAgentTurn();
+  }
+
+  /** Keep the match in progress in the browser's storage (after every move and setting that a reload must restore). */
+  saveProgress(): void {
+    const storage = browserStorage();
+    if (!storage || !this.ms || this.ms.done || !this.policy) return;
+    try {
+      saveMatch(storage, {
+        version: 1,
+        agentId: this.policy.agent.id,
+        deal: this.deal,
+        random: { ...this.matchRandom },
+        actions: [...this.actions],
+        hintsOn: this.hintsOn,
+        hintedPlies: [...this.hintedPlies],
+        roundSummaryOpen: this.overlay === 'round',
+        startedAt: this.startedAt,
+      });
+    } catch {
+      // storage full or unavailable: the match goes on, unsaved
+    }
+  }
+
+  forgetMatch(): void {
+    const storage = browserStorage();
+    if (storage) clearSavedMatch(storage);
   }
 
   /** The agent whose search reviews matches: the index's search entry (the strongest player). */
@@ -295,6 +378,7 @@ export class App {
 
   newMatch(): void {
     this.deal = randomDeal(this.settings.random);
+    this.matchRandom = { a: Math.floor(this.settings.random() * 2 ** 32) };
     this.ms = matchResetFrom(this.deal.deckOrders, this.deal.coins);
     this.actions = [];
     this.startedAt = new Date().toISOString();
@@ -305,6 +389,7 @@ export class App {
     this.hintSeenAt = null;
     this.hintedPlies = [];
     this.clearSelection();
+    this.saveProgress();
     this.update();
     this.maybeAgentTurn();
   }
@@ -352,19 +437,12 @@ export class App {
     this.ms = state;
     this.actions.push(action);
     if (finishedRound) {
-      const scores = boardScore(finishedRound);
-      const last = this.ms.done;
-      this.summaries.push({
-        roundIdx,
-        round: finishedRound,
-        scores,
-        carry: [...this.ms.carry],
-        nextStarter: last ? null : this.ms.starter,
-        tieBroken: !last && this.ms.carry[0] === this.ms.carry[1],
-      });
-      this.overlay = last ? 'match' : 'round';
-      if (last) this.recordGame();
+      this.summaries.push(roundSummary(roundIdx, finishedRound, state));
+      this.overlay = state.done ? 'match' : 'round';
+      if (state.done) this.recordGame();
     }
+    if (state.done) this.forgetMatch();
+    else this.saveProgress();
     this.update();
   }
 
@@ -372,6 +450,7 @@ export class App {
     if (this.overlay !== 'round') return;
     this.overlay = null;
     this.lastAgentMove = null;
+    this.saveProgress();
     this.update();
     this.maybeAgentTurn();
   }
@@ -385,7 +464,7 @@ export class App {
     try {
       const position = this.ms;
       const policy = this.policy;
-      const decision = await policy.decide(position);
+      const decision = await policy.decide(position, randomFrom(this.matchRandom));
       this.latencies.push(decision.latencyMs);
       // the pause before the move is shown counts the agent's thinking (a search's move takes about 0.5 s)
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, this.settings.agentDelayMs - decision.latencyMs)));
@@ -444,6 +523,7 @@ export class App {
 
   toggleHints(): void {
     this.hintsOn = !this.hintsOn;
+    this.saveProgress();
     this.update();
   }
 
@@ -481,6 +561,6 @@ export class App {
   update(): void {
     this.requestHint();
     if (this.visibleHint) this.hintSeenAt = this.ms;
-    render(this);
+    this.render(this);
   }
 }

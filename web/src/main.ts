@@ -7,6 +7,7 @@ import './style.css';
 import { App } from './app';
 import { DISCARD, PLAY } from './cards';
 import { cryptoRandom, seededRandom } from './deal';
+import { render } from './view';
 
 const params = new URLSearchParams(location.search);
 const seed = params.get('seed');
@@ -17,7 +18,7 @@ const app = new App(root, {
   preferWasm: params.get('ep') === 'wasm',
   baseUrl: document.baseURI,
   preselect: params.get('agent'),
-});
+}, render);
 
 const handlers: Record<string, () => void> = {
   'place-play': () => app.choosePlace(PLAY),
@@ -54,6 +55,11 @@ root.addEventListener('click', (event) => {
   else handlers[name]?.();
   // the input's latency: from the event's creation to the end of its handling and re-render
   app.inputLatencies.push(performance.now() - event.timeStamp);
+});
+
+// A reload resumes the match (savedMatch.ts), but leaving mid-match is still asked about first.
+window.addEventListener('beforeunload', (event) => {
+  if (app.matchInProgress) event.preventDefault();
 });
 
 Object.assign(window, { lostCities: app });

@@ -7,7 +7,7 @@ import { N_ACTIONS } from './cards';
 import { legalMask } from './engine';
 import type { MatchState } from './match';
 import { type BeliefManifest, beliefFeatures, checkBeliefManifest, uniformLogit } from './belief';
-import { type Random, cryptoRandom } from './deal';
+import type { Random } from './deal';
 import { type Manifest, argmaxLegal, inputsFor } from './policyContract';
 import { type NetLogits, type SearchDecision, searchDecision } from './search';
 import { botMove } from './bots';
@@ -26,8 +26,9 @@ export interface Policy {
   agent: Agent;
   manifest: Manifest;
   backend: string;
-  /** The agent's move for the seat to move in `ms` (with a search entry: the search's, about 0.5 s). */
-  decide: (ms: MatchState) => Promise<Decision>;
+  /** The agent's move for the seat to move in `ms` (with a search entry: the search's, about 0.5 s), drawing
+   * what it draws at random (a random bot's move, a search's worlds) from the match's own `random`. */
+  decide: (ms: MatchState, random: Random) => Promise<Decision>;
   /** The net's own move and probabilities for the seat to move (the player's hints: no search). */
   hint: (ms: MatchState) => Promise<Decision>;
 }
@@ -119,7 +120,7 @@ export function netLogits(session: ort.InferenceSession, manifest: Manifest): Ne
 
 /** Create the ONNX session(s) of a checked agent (see agents.ts); `decide` acts for the seat to move,
  * by the net alone or, for an agent with a `search` entry, by the search on top of it (search.ts). */
-export async function loadPolicy(agent: Agent, preferWasm = false, random: Random = cryptoRandom): Promise<Policy> {
+export async function loadPolicy(agent: Agent, preferWasm = false): Promise<Policy> {
   if (!agent.manifest || agent.problem) throw new Error(`${agent.name}: ${agent.problem ?? 'no manifest'}`);
   const manifest = agent.manifest;
   configureRuntime();
@@ -132,12 +133,12 @@ export async function loadPolicy(agent: Agent, preferWasm = false, random: Rando
     return { masks, probs: rowsOf(outputs.probs.data as Float32Array, positions.length, N_ACTIONS) };
   };
   let queue: Promise<unknown> = Promise.resolve(); // one run at a time on the session (hints and moves may overlap)
-  const queued = (run: (ms: MatchState) => Promise<Decision>) => (ms: MatchState): Promise<Decision> => {
-    const result = queue.then(() => run(ms));
+  const queued = <A extends unknown[]>(run: (...args: A) => Promise<Decision>) => (...args: A): Promise<Decision> => {
+    const result = queue.then(() => run(...args));
     queue = result.catch(() => undefined);
     return result;
   };
-  const hint = queued(async (ms) => {
+  const hint = queued(async (ms: MatchState) => {
     const start = performance.now();
     const { masks, probs } = await net([ms]);
     return { action: argmaxLegal(probs[0], masks[0]), probs: probs[0], mask: masks[0], latencyMs: performance.now() - start };
@@ -146,7 +147,7 @@ export async function loadPolicy(agent: Agent, preferWasm = false, random: Rando
   const bot = agent.bot;
   if (bot) {
     // a scripted bot moves (bots.ts); the net only gives the hints
-    const decide = async (ms: MatchState): Promise<Decision> => {
+    const decide = async (ms: MatchState, random: Random): Promise<Decision> => {
       const start = performance.now();
       const action = botMove(bot, ms, random);
       const probs = new Float32Array(N_ACTIONS);
@@ -156,7 +157,7 @@ export async function loadPolicy(agent: Agent, preferWasm = false, random: Rando
     return { agent, manifest, backend, decide, hint };
   }
   const decide = search
-    ? queued(async (ms) => {
+    ? queued(async (ms: MatchState, random: Random) => {
         const start = performance.now();
         const { masks, probs } = await net([ms]);
         const decision = await searchDecision(ms, netLogits(session, manifest), belief, search.knobs, random);
