@@ -70,7 +70,7 @@ def main(argv=None):
     )
     parser.add_argument("--out", type=Path, default=Path("web/tests/fixtures/bots.json"))
     parser.add_argument("--seed", type=int, default=5)
-    parser.add_argument("--matches", type=int, default=3)
+    parser.add_argument("--matches", type=int, default=4)  # web/tests/bots.test.ts needs 30 pile draws a bot
     args = parser.parse_args(argv)
     fixture = build_fixture(args.seed, args.matches)
     args.out.parent.mkdir(parents=True, exist_ok=True)
