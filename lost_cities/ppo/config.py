@@ -383,6 +383,12 @@ class DistributedConfig:
         )
 
 
+def _is_bc(init):
+    """``init=bc``: its schema's object, or a dict where a resume read the group from the run's
+    config.yaml (a group's node is typed only when its yaml names its schema)."""
+    return isinstance(init, BCInitConfig) or (isinstance(init, dict) and init.get("name") == "bc")
+
+
 @dataclass
 class TrainConfig:
     env: Any = MISSING
@@ -409,7 +415,7 @@ class TrainConfig:
             f"devices={self.devices!r}: pass devices=all or a device count >= 1",
         )
         _require(
-            self.ppo.anchor_kl == 0 or isinstance(self.init, BCInitConfig),
+            self.ppo.anchor_kl == 0 or _is_bc(self.init),
             f"ppo.anchor_kl={self.ppo.anchor_kl} pulls the learner toward its warm start: it needs init=bc",
         )
         if isinstance(self.opponent, LeagueOpponentConfig):
