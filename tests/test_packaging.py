@@ -82,6 +82,8 @@ def test_the_wheel_declares_the_console_scripts(wheel):
         "bench",
         "search-bench",
         "belief",
+        "improve",
+        "exploit",
     ):
         assert f"lost-cities-{verb} = lost_cities.cli." in text
 
@@ -181,6 +183,7 @@ def test_the_installed_wheel_composes_every_hydra_config_outside_the_checkout(in
     the checkout (``--cfg job`` composes only: no outputs/ dir)."""
     commands = [
         "lost_cities.train experiment=tiny logger=none",
+        "lost_cities.exploit agent=random",
         "lost_cities.evaluate agent=random",
         "lost_cities.tournament a=random b=discard_only",
         "lost_cities.carry_probe agent=random",

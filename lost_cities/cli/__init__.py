@@ -8,6 +8,7 @@ this package) and as the console script ``lost-cities-<verb>`` (``[project.scrip
 | ``pretrain``     | ``conf/pretrain.yaml``               | ``training.pretrain.pretrain``: a clone       |
 | ``recipe``       | ``conf/cli/recipe.yaml``             | ``training.recipe.run``: a chain of runs      |
 | ``improve``      | ``conf/improve.yaml``                | ``improvement.loop.run``: self-improvement   |
+| ``exploit``      | ``conf/exploit.yaml`` + groups       | ``training.exploit.exploit``: a best response |
 | ``evaluate``     | ``conf/cli/evaluate.yaml``           | ``evaluation.matchup.run``: duplicate games   |
 | ``tournament``   | ``conf/cli/tournament.yaml``         | ``a`` vs ``b``, or all-play-all ratings       |
 | ``carry_probe``  | ``conf/cli/carry_probe.yaml``        | ``evaluation.carry.carry_probe``: round 3     |
