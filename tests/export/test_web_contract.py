@@ -13,7 +13,6 @@ from lost_cities.export.web_contract import GENERATOR, WEB_PATH, contract, rende
 from lost_cities.networks.features import DRAW_COLUMNS, EXPERT_TOTAL, N_DRAW_FEATURES, N_PLACEMENT_FEATURES
 from lost_cities.obs.v1 import OBS_DIM, OBS_V1_LAYOUT, Block, block, layout
 from lost_cities.obs.v2 import OBS_V2_DIM, OBS_V2_LAYOUT
-from lost_cities.search.config import load_preset
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / WEB_PATH
@@ -58,11 +57,32 @@ def test_layout_helpers():
 
 
 def test_the_search_knobs_are_the_page_preset():
-    knobs = contract()["search"]["knobs"]
-    cfg = load_preset("belief")
-    assert (knobs["worlds"], knobs["candidates"]) == (cfg.worlds, cfg.candidates)
-    assert (knobs["gate_points"], knobs["gate_z"]) == (cfg.gate_points, cfg.gate_z)
-    assert knobs["scales"] == list(cfg.scales)
+    """The page's search (web/src/search.ts reads these knobs from the committed file) is
+    conf/search/belief.yaml: ``fast`` (the default preset with 16 worlds) with 32 worlds dealt
+    by the shipped belief of bc-ppo-xi6-bal2700. Written out, so that a change to a preset
+    (belief.yaml, or fast.yaml or default.yaml under it) fails here, not only in the page."""
+    page = {
+        "worlds": 32,
+        "candidates": 4,
+        "depth": None,
+        "leaf": None,
+        "rollout": None,
+        "opponent_rollout": None,
+        "next_move": None,
+        "gate_points": 1.0,
+        "gate_z": 1.0,
+        "prior_points": 0.0,
+        "confirm_worlds": 0,
+        "start_value": 0.0,
+        "scales": [0.0, 0.0, 0.0],
+        "proposer": None,
+        "belief": "bc-ppo-xi6-bal2700",
+        "inference_pool": 1,
+        "inference_moves": 1,
+        "endgame": None,
+    }
+    assert contract()["search"] == {"preset": "belief", "knobs": page}
+    assert json.loads(COMMITTED.read_text())["search"] == {"preset": "belief", "knobs": page}
 
 
 def test_the_script_writes_and_checks(tmp_path, capsys):
