@@ -37,6 +37,7 @@ TINY = [
 ]
 
 
+@pytest.mark.slow
 def test_cloning_learns_the_teachers_moves():
     cfg = make_cfg([*TINY, "init.updates=20"])
     trainer = Trainer.from_config(cfg)
@@ -47,6 +48,7 @@ def test_cloning_learns_the_teachers_moves():
     assert rows[-1]["bc/cross_entropy"] < rows[0]["bc/cross_entropy"]
 
 
+@pytest.mark.slow
 def test_init_bc_trains_ppo_from_the_clone_and_a_pretrain_dir_restarts_it(tmp_path):
     cfg = make_cfg([*TINY, "init.updates=3"])
     trainer = Trainer.from_config(cfg)
@@ -91,6 +93,7 @@ def test_anchor_kl_needs_a_clone():
         validate(make_cfg(["init=none", "ppo.anchor_kl=1.0"]))
 
 
+@pytest.mark.slow
 def test_anchor_kl_holds_the_learner_near_its_clone(tmp_path, full):
     """ppo.anchor_kl keeps the clone fixed as the reference and pulls PPO toward it.
 
@@ -130,9 +133,12 @@ def test_expert_iteration_clones_the_search_on_the_run_it_starts_from():
         validate(make_cfg(["experiment=expert_iteration"]))
 
 
+@pytest.mark.slow
 def test_cloning_against_an_opponent_labels_and_teaches_only_the_learners_seat():
     """``init.opponent``: the opponent moves its seat, the learner's side (here the teacher
     alone) moves the other, and only the learner seat's decisions carry weight."""
+    from lost_cities.bots.discard_only import discard_only
+    from lost_cities.bots.expert import heuristic_expert
     from lost_cities.imitation.bc import BehaviourCloning
     from lost_cities.imitation.warm_start import teacher_and_opponent
 
@@ -151,8 +157,14 @@ def test_cloning_against_an_opponent_labels_and_teaches_only_the_learners_seat()
         carry, batch = ply(state.params, carry, jax.random.PRNGKey(t))
         learner_moves = mover == np.asarray(seats)
         np.testing.assert_array_equal(np.asarray(batch["weight"]), learner_moves.astype(np.float32))
-        theirs = jax.vmap(opponent)(games, jax.random.split(jax.random.PRNGKey(99), mover.shape[0]))
-        expected = np.where(learner_moves, np.asarray(batch["label"]), np.asarray(theirs))
+        # The teacher's and the opponent's moves, from the bots themselves (both are
+        # deterministic, so any key serves): the labels must be the expert's moves at the
+        # learner's seat, and the games must step by those and the opponent's.
+        some_keys = jax.random.split(jax.random.PRNGKey(99), mover.shape[0])
+        teachers = np.asarray(jax.vmap(heuristic_expert)(games, some_keys))
+        theirs = np.asarray(jax.vmap(discard_only)(games, some_keys))
+        np.testing.assert_array_equal(np.asarray(batch["label"])[learner_moves], teachers[learner_moves])
+        expected = np.where(learner_moves, teachers, theirs)
         stepped, _, done = jax.vmap(env.step)(games, jnp.asarray(expected, jnp.int32))
         live = ~np.asarray(done)
         np.testing.assert_array_equal(
