@@ -2,6 +2,7 @@
 
 import json
 
+import hand_scored
 import jax
 import numpy as np
 import pytest
@@ -52,6 +53,7 @@ def logged():
     return play_logged_game(seed=3)
 
 
+@pytest.mark.slow
 def test_replay_reproduces_round_scores_and_totals(logged):
     game, carries = logged
     result = replay_game(game)
@@ -61,14 +63,37 @@ def test_replay_reproduces_round_scores_and_totals(logged):
     assert running == carries
 
 
-def test_cli_prints_each_games_scores(logged, tmp_path, capsys):
-    game, carries = logged
+def hand_scored_game():
+    """tests/hand_scored.py's match as the web page logs it."""
+    deck_orders, coins, actions = hand_scored.match()
+    return {
+        "format": LOG_FORMAT,
+        "version": LOG_VERSION,
+        "env": "match3",
+        "deck_orders": deck_orders,
+        "coins": coins,
+        "seats": ["human", "agent"],
+        "actions": actions,
+        "final_carry": hand_scored.TOTALS,
+    }
+
+
+def test_replay_scores_a_hand_scored_match():
+    result = replay_game(hand_scored_game())
+    assert result.round_scores == [[50, 0], [-10, 56], [-10, 100]]
+    assert result.final_carry == [30, 156]
+    with pytest.raises(ReplayError, match="records totals"):
+        replay_game({**hand_scored_game(), "final_carry": [30, 155]})
+
+
+def test_cli_prints_each_games_scores(tmp_path, capsys):
+    game = hand_scored_game()
     mirrored = {**game, "seats": ["agent", "human"]}
     log = tmp_path / "games.jsonl"
     log.write_text(json.dumps(game) + "\n" + json.dumps(mirrored) + "\n")
     main([str(log), "--json"])
     lines = capsys.readouterr().out.splitlines()
-    assert [json.loads(line)["final_carry"] for line in lines] == [carries[-1], carries[-1]]
+    assert [json.loads(line)["final_carry"] for line in lines] == [[30, 156], [30, 156]]
     assert json.loads(lines[1])["seats"] == ["agent", "human"]
 
 
@@ -80,6 +105,7 @@ def first_illegal_action(game, ply):
     return int(np.flatnonzero(~np.asarray(_legal(ms)))[0])
 
 
+@pytest.mark.slow
 def test_illegal_move_is_an_error_naming_the_ply(logged):
     game, _ = logged
     actions = list(game["actions"])
@@ -97,31 +123,31 @@ def test_illegal_move_is_an_error_naming_the_ply(logged):
         ({"coins": [0, 2, 1]}, "bad deal"),
     ],
 )
-def test_bad_logs_fail_clearly(logged, change, message):
-    game, _ = logged
+def test_bad_logs_fail_clearly(change, message):
+    game = hand_scored_game()
     with pytest.raises(ReplayError, match=message):
         replay_game({**game, **change})
 
 
-def test_truncated_and_overlong_logs_fail(logged):
-    game, _ = logged
+def test_truncated_and_overlong_logs_fail():
+    game = hand_scored_game()
     with pytest.raises(ReplayError, match="before the match ends"):
         replay_game({**game, "actions": game["actions"][:-1]})
     with pytest.raises(ReplayError, match="after the match ended"):
         replay_game({**game, "actions": [*game["actions"], 0]})
 
 
-def test_cli_exits_with_the_error(logged, tmp_path):
-    game, _ = logged
+def test_cli_exits_with_the_error(tmp_path):
+    game = hand_scored_game()
     log = tmp_path / "bad.jsonl"
     log.write_text(json.dumps({**game, "version": 99}) + "\n")
     with pytest.raises(SystemExit, match="replay failed: .*log version 99"):
         main([str(log)])
 
 
-def test_blank_lines_keep_the_files_line_numbers(logged, tmp_path):
+def test_blank_lines_keep_the_files_line_numbers(tmp_path):
     """A bad game after a blank line is reported at its line in the file."""
-    game, _ = logged
+    game = hand_scored_game()
     log = tmp_path / "games.jsonl"
     log.write_text(json.dumps(game) + "\n\n\n" + json.dumps({**game, "version": 99}) + "\n")
     with pytest.raises(SystemExit, match=r"line 4 \(game 2\).*log version 99"):
@@ -139,8 +165,8 @@ def test_a_line_that_is_not_a_game_object_fails_clearly(tmp_path, line, message)
         main([str(log)])
 
 
-def test_null_actions_fail_clearly(logged):
-    game, _ = logged
+def test_null_actions_fail_clearly():
+    game = hand_scored_game()
     with pytest.raises(ReplayError, match="actions must be a list"):
         replay_game({**game, "actions": None})
 

@@ -10,8 +10,10 @@ The default run plays one chunk of 2,000 games; ``pytest --full`` plays 50 chunk
 (100,000 games), one test per chunk so that ``-n 2`` (pytest-xdist) can split them.
 """
 
+import hand_scored
 import jax
 import numpy as np
+import pytest
 from reference_engine import N_ACTIONS, N_CARDS, RefRound
 
 from lost_cities import batched_legal_mask, batched_obs, batched_step, board_score, reset_from_order
@@ -146,6 +148,7 @@ def _assert_views_agree(got, want, ply):
             )
 
 
+@pytest.mark.slow
 def test_engine_matches_reference(chunk):
     rng = np.random.default_rng(1_000 + chunk)
     orders = np.argsort(rng.random((CHUNK_GAMES, 60)), axis=1).astype(np.int32)
@@ -170,3 +173,19 @@ def test_engine_matches_reference(chunk):
     plies = reference.view["plies"]
     assert (plies == 400).any(), "no game reached the forced end: the stalling style stopped working"
     assert (plies < 400).any(), "no game ended naturally"
+
+
+@pytest.mark.parametrize("round_idx", [0, 1, 2])
+def test_the_reference_scores_each_round_of_the_hand_scored_match(round_idx):
+    """The oracle itself, against scores worked out by hand (tests/hand_scored.py): every
+    action legal, the round over at its 44th ply, the boards and the margin reward as scored."""
+    _, starter, _, _ = hand_scored.ROUNDS[round_idx]
+    game = RefRound(hand_scored.deck_order(round_idx), starter)
+    actions = hand_scored.round_actions(round_idx)
+    for ply, action in enumerate(actions):
+        assert game.is_legal(action) and not game.done, ply
+        reward, done = game.step(action)
+        assert done == (ply == len(actions) - 1)
+    s0, s1 = hand_scored.ROUND_SCORES[round_idx]
+    assert game.board_score() == [s0, s1] and game.plies == 44
+    assert reward == [s0 - s1, s1 - s0]

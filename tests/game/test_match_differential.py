@@ -13,8 +13,10 @@ full v2 observations must agree.
 The default run plays 512 matches; ``pytest --full`` plays 8 chunks (4,096 matches).
 """
 
+import hand_scored
 import jax
 import numpy as np
+import pytest
 from reference_match import N_MATCH_FEATURES, RefMatch, random_deals
 
 from lost_cities.game.match import match_legal_action_mask, match_reset_from, match_step
@@ -164,6 +166,7 @@ def _assert_views_agree(got, want, ply):
             )
 
 
+@pytest.mark.slow
 def test_match_matches_reference(chunk):
     rng = np.random.default_rng(2_000 + chunk)
     orders, coins = random_deals(rng, CHUNK_MATCHES)
@@ -190,3 +193,17 @@ def test_match_matches_reference(chunk):
     tie_starters = {starter for (c0, c1), starter in starts if c0 == c1}
     leader_starters = {starter for (c0, c1), starter in starts if c0 != c1}
     assert tie_starters == {0, 1} and leader_starters == {0, 1}, "every start-rule branch was played"
+
+
+def test_the_reference_match_scores_the_hand_scored_match():
+    """The oracle itself, against a match worked out by hand (tests/hand_scored.py): the
+    carry after each round, the leader starting rounds 2 and 3 against the coins, and the
+    final reward, on the last action only."""
+    deck_orders, coins, actions = hand_scored.match()
+    match = RefMatch(deck_orders, coins)
+    rewards = [match.step(action) for action in actions]
+    assert [done for _, done in rewards] == [False] * (len(actions) - 1) + [True]
+    assert match.carry == hand_scored.TOTALS == [30, 156]
+    assert match.later_starts == [((50, 0), 0), ((40, 56), 1)]
+    assert match.round_lengths == [44, 44, 44]
+    assert rewards[-1][0] == [-126, 126]
