@@ -7,6 +7,7 @@ search's candidates by its logits."""
 from pathlib import Path
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from search_common import PRESETS, _take
@@ -51,41 +52,82 @@ def test_search_knobs_apply_to_a_search_only():
         make_policy("random", envs.make("match3"), worlds=2)
 
 
-def test_an_exported_model_plays_as_its_jax_network_and_as_onnxruntime_does():
+def _played(match_states, every):
+    """Every ``every``-th position of the played matches: all three rounds, both seats to
+    move, discard piles and known cards in the opponent's hand (not only fresh deals)."""
+    states = _take(match_states, np.arange(0, match_states.round_idx.shape[0], every))
+    rounds = np.asarray(states.round_idx)
+    assert set(rounds.tolist()) == {0, 1, 2} and set(np.asarray(states.to_move).tolist()) == {0, 1}
+    assert (np.asarray(states.round.pile_size).sum(axis=1) > 0).mean() > 0.5
+    return states
+
+
+@pytest.mark.slow
+def test_an_exported_model_plays_as_its_jax_network_and_as_onnxruntime_does(match_states):
     """``x.onnx`` is one policy everywhere: the JAX network read back from the model, which
-    picks onnxruntime's moves (the agent of ``runtime="onnxruntime"``)."""
+    picks onnxruntime's moves (the agent of ``runtime="onnxruntime"``) at positions met in
+    play, in every round."""
     from lost_cities import agents
 
     env = envs.make("match3")
-    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(4), 16))
-    keys = jax.random.split(jax.random.PRNGKey(0), 16)
+    states = _played(match_states, 7)
+    n = states.round_idx.shape[0]
+    assert n > 150
+    keys = jax.random.split(jax.random.PRNGKey(0), n)
     policy = make_policy(str(WEB_MODEL), env)
     onnx_agent = agents.load(WEB_MODEL, runtime="onnxruntime")
     assert type(agents.load(WEB_MODEL)).__name__ == "Agent"
     jax_moves = np.asarray(jax.jit(jax.vmap(policy))(states, keys))
     onnx_moves = np.asarray(jax.jit(jax.vmap(onnx_agent.policy))(states, keys))
     np.testing.assert_array_equal(jax_moves, onnx_moves)
+    assert len(set(jax_moves.tolist())) > 10  # many different moves, not one answer everywhere
 
 
-def test_every_shipped_model_runs_in_jax_the_oldest_as_in_onnxruntime():
-    """Every shipped manifest names a network this package builds; web/public/policy.onnx,
-    exported before the network was a choice, names none and is the MLP (it was refused
-    with omegaconf's "Missing key _target_")."""
+@pytest.mark.slow
+def test_every_shipped_model_runs_in_jax_the_oldest_as_in_onnxruntime(match_states):
+    """Every shipped manifest names a network this package builds, and that network, with the
+    model's weights read back, scores played positions as onnxruntime scores the file: 96
+    finite logits per position, whose legal-masked best move is legal and onnxruntime's.
+    web/public/policy.onnx, exported before the network was a choice, names none and is the
+    MLP (it was refused with omegaconf's "Missing key _target_")."""
     from omegaconf import OmegaConf
 
     from lost_cities import agents
     from lost_cities.models.base import read_manifest, shipped_model, shipped_models
+    from lost_cities.models.exported import read_policy_params
     from lost_cities.networks.critic.shared import SharedCritic
-    from lost_cities.networks.nets import build_network
+    from lost_cities.networks.features import observer_view
+    from lost_cities.networks.nets import ILLEGAL_LOGIT, build_network, masked_logits
 
-    for name in shipped_models():
-        network = read_manifest(shipped_model(name))["network"]
-        assert build_network(OmegaConf.create(network), SharedCritic(gae_lambda=0.0)) is not None, name
     env = envs.make("match3")
-    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(5), 16))
-    keys = jax.random.split(jax.random.PRNGKey(0), 16)
+    states = _played(match_states, 13)
+    n = states.round_idx.shape[0]
+    movers = np.asarray(states.to_move)
+    obs = jax.vmap(env.observe)(states, movers)
+    view = jax.vmap(observer_view)(states.round, movers)
+    legal = np.asarray(jax.vmap(env.legal_mask)(states))
+    names = shipped_models()
+    assert "policy.onnx" in names and len(names) >= 5
+    for name in names:
+        network = build_network(
+            OmegaConf.create(read_manifest(shipped_model(name))["network"]), SharedCritic(gae_lambda=0.0)
+        )
+        template = network.init(jax.random.PRNGKey(0), obs[:1], jnp.zeros((1, 0)))
+        params = read_policy_params(shipped_model(name), template)
+        logits = network.apply(params, obs, network.input_features(obs, view), method="logits")
+        assert logits.shape == (n, 96) and np.isfinite(np.asarray(logits)).all(), name
+        masked = np.asarray(masked_logits(logits, legal))
+        assert (masked[~legal] == ILLEGAL_LOGIT).all() and (masked[legal] > ILLEGAL_LOGIT).all(), name
+        moves = masked.argmax(axis=1)
+        assert legal[np.arange(n), moves].all(), name
+        _, onnx_logits = agents.load(shipped_model(name), runtime="onnxruntime").run(obs, legal)
+        np.testing.assert_array_equal(moves, onnx_logits.argmax(axis=1), err_msg=name)
+        np.testing.assert_allclose(
+            np.asarray(logits)[legal], onnx_logits[legal], rtol=1e-4, atol=1e-4, err_msg=name
+        )
     oldest = shipped_model("policy.onnx")
     assert "_target_" not in read_manifest(oldest)["network"]
+    keys = jax.random.split(jax.random.PRNGKey(0), n)
     jax_moves = np.asarray(jax.jit(jax.vmap(agents.load(oldest).policy))(states, keys))
     onnx_moves = np.asarray(
         jax.jit(jax.vmap(agents.load(oldest, runtime="onnxruntime").policy))(states, keys)
@@ -93,6 +135,7 @@ def test_every_shipped_model_runs_in_jax_the_oldest_as_in_onnxruntime():
     np.testing.assert_array_equal(jax_moves, onnx_moves)
 
 
+@pytest.mark.slow
 def test_a_search_over_a_net_of_another_env_is_an_error_not_a_fallback(tmp_path):
     """Before: the search ranked a wrong-env net's candidates by the expert's scores, silently."""
     with pytest.raises(ValueError, match="network of env match3; this plays env single_round"):
@@ -117,6 +160,7 @@ def checkout_presets(monkeypatch):
     monkeypatch.setattr(search_config, "conf_dir", lambda: PRESETS)
 
 
+@pytest.mark.slow
 def test_make_policy_and_agents_load_accept_search_specs(checkout_presets, match_states, capsys):
     from lost_cities import agents
     from lost_cities.policies import make_policy
@@ -135,6 +179,7 @@ def test_make_policy_and_agents_load_accept_search_specs(checkout_presets, match
         make_policy("search:no_such_bot", env)
 
 
+@pytest.mark.slow
 def test_a_network_proposes_the_candidates_by_its_logits(tmp_path, match_states):
     """``proposer=<.onnx>``: the network's logits rank the challengers of the base move. The
     test network's logits are the expert's action values, so it proposes what the expert's
