@@ -73,6 +73,7 @@ def _live(record):
 
 
 @pytest.mark.parametrize("record_name", ["round_record", "match_record"])
+@pytest.mark.slow
 def test_every_bot_is_always_legal(record_name, request):
     record = request.getfixturevalue(record_name)
     _, masks, chosen = record
@@ -83,6 +84,7 @@ def test_every_bot_is_always_legal(record_name, request):
         assert legal[live].all(), f"{name} chose an illegal action in {int((~legal[live]).sum())} positions"
 
 
+@pytest.mark.slow
 def test_match_positions_reach_every_round(match_record):
     """The match drive exercises later rounds: a round restarts (16 cards drawn, no ply
     yet) at least twice per game on average."""
@@ -100,6 +102,7 @@ def _mover(rounds, index):
     return int(rounds.to_move[index])
 
 
+@pytest.mark.slow
 def test_discard_only_discards_its_lowest_card_and_draws_from_the_deck(round_record):
     rounds, _, chosen = round_record
     live = _live(round_record)
@@ -131,18 +134,20 @@ def _pile_top_extends(rounds, i, hand_slot, place_type, draw_source):
 
 
 @pytest.mark.parametrize("record_name", ["round_record", "match_record"])
+@pytest.mark.slow
 def test_expert_draws_a_discard_only_when_it_extends_an_expedition(record_name, request):
     record = request.getfixturevalue(record_name)
     rounds, _, chosen = record
     live = _live(record)
     hand_slot, place_type, draw_source = _decoded(chosen[:, list(BOTS).index("heuristic_expert")])
     pile_draws = np.flatnonzero(live & (draw_source > 0))
-    assert len(pile_draws) > 0  # the drive does offer it useful discards
+    assert len(pile_draws) >= 30  # the drive offers it useful discards often enough to check the rule
     for i in pile_draws:
         assert _pile_top_extends(rounds, i, int(hand_slot[i]), int(place_type[i]), int(draw_source[i])), i
 
 
 @pytest.mark.parametrize("record_name", ["round_record", "match_record"])
+@pytest.mark.slow
 def test_staller_draws_from_a_pile_whenever_it_can(record_name, request):
     record = request.getfixturevalue(record_name)
     _, masks, chosen = record
@@ -217,6 +222,7 @@ RED, GREEN, BLUE, WHITE, YELLOW = range(5)
 OPPONENT_HAND = [_card(WHITE, n) for n in (2, 3, 4, 5, 6, 7, 8, 9)]
 
 
+@pytest.mark.slow
 def test_cautious_needs_more_support_than_balanced_to_open():
     """Blue 6, 8, 10 and scattered low singles: balanced opens blue with the 6, cautious
     keeps waiting (it discards a single instead)."""
@@ -330,6 +336,7 @@ def test_unknown_bot_name_is_a_clear_error():
 
 
 @pytest.mark.parametrize("record_name", ["round_record", "match_record"])
+@pytest.mark.slow
 def test_the_counted_blocked_draws_are_the_rule_card_by_card(record_name, request):
     """The expert's count per colour (bots/heuristic.py ``_blocked_draws``) against the rule
     written plainly: after placement (i, p), another hand number of colour c lies above my
