@@ -150,6 +150,7 @@ def _reference_game(env, deck_orders, coins, seat0_policy, seat1_policy):
 
 
 @pytest.mark.parametrize("env_name", ENVS)
+@pytest.mark.slow
 def test_duplicate_pairs_each_deal_with_seats_swapped(env_name):
     env = ENVS[env_name]
     deck_orders, coins = deal_bank(3)
@@ -172,6 +173,7 @@ def test_duplicate_pairs_each_deal_with_seats_swapped(env_name):
 
 
 @pytest.mark.parametrize("env_name", ENVS)
+@pytest.mark.slow
 def test_identical_deterministic_policies_mirrored_are_exactly_even(env_name):
     deck_orders, coins = deal_bank(16)
     results = duplicate_evaluate(
@@ -183,6 +185,7 @@ def test_identical_deterministic_policies_mirrored_are_exactly_even(env_name):
     assert results["wins"] == results["losses"]
 
 
+@pytest.mark.slow
 def test_random_against_random_is_even_within_its_interval():
     """By symmetry the true win rate is 0.5 and the true mean margin 0.
 
@@ -275,6 +278,7 @@ def test_the_typed_results_are_the_schema_and_their_floats_the_gate_metrics():
     assert set(RESULT_METRICS) == {key for key, kind in SCHEMA.items() if kind is float}
 
 
+@pytest.mark.slow
 def test_a_comparison_is_the_difference_of_two_evaluations_on_the_same_games():
     deck_orders, coins = deal_bank(6)
     env = ENVS["match3"]
@@ -344,10 +348,37 @@ def test_gates_reject_unknown_metrics_before_playing():
         run_gates(ENV, first_legal, {"gates": {"bad": {"opponent": "random"}}}, KEY)
 
 
+def _default_gates():
+    return OmegaConf.load(resources.files("lost_cities.conf") / "gates" / "default.yaml")
+
+
 def test_default_gates_config_is_valid():
-    cfg = OmegaConf.load(resources.files("lost_cities.conf") / "gates" / "default.yaml")
-    check_gates_config(cfg)
-    assert all(make_policy(gate.opponent, ENV) for gate in cfg.gates.values())
+    cfg = check_gates_config(_default_gates())
+    assert {name: gate.opponent for name, gate in cfg.gates.items()} == {
+        "random": "random",
+        "heuristic_balanced": "heuristic_balanced",
+        "heuristic_expert": "heuristic_expert",
+    }
+
+
+@pytest.mark.slow
+def test_every_default_gate_opponent_plays_a_deal():
+    """Each default gate, cut to its bank's first deal, played by run_gates in the training env
+    (match3) against ``first_legal``, which plays its lowest card onto an expedition whenever
+    it can: every opponent finishes both games legally (an illegal move is an error), and the
+    scripted ones, which keep their expeditions few and long, win both."""
+    env = ENVS["match3"]
+    cfg = _default_gates()
+    for gate in cfg.gates.values():
+        gate.deals = 1
+    gates = run_gates(env, first_legal, cfg, KEY)
+    assert list(gates) == ["random", "heuristic_balanced", "heuristic_expert"]
+    for name, gate in gates.items():
+        assert gate["opponent"] == name and (gate["deals"], gate["games"]) == (1, 2), name
+        assert gate["max_steps_rate"] == 0.0 and len(gate["rounds"]) == 3, name
+        assert gate["plies_per_round"] >= 44, name
+    for name in ("heuristic_balanced", "heuristic_expert"):
+        assert gates[name]["losses"] == 2 and gates[name]["margin_mean"] < 0, gates[name]
 
 
 def test_unknown_policy_name_is_a_clear_error():
@@ -389,6 +420,7 @@ def test_carry_probe_starts_round_3_with_the_injected_carry(seat_a, carry, who, 
     assert not bool(done)
 
 
+@pytest.mark.slow
 def test_carry_probe_reports_each_carry_and_its_trends():
     deck_orders, coins = deal_bank(2)
     probe = carry_probe(
@@ -406,6 +438,7 @@ def test_carry_probe_reports_each_carry_and_its_trends():
         carry_probe(ENVS["match3"], first_legal, last_legal, deck_orders, coins, KEY, starter="leader")
 
 
+@pytest.mark.slow
 def test_carry_probe_with_both_starters_separates_the_carry_from_the_start():
     """Policies that never read the carry: with the start held equal (``both``) they play
     the same at every carry, while the match's rule (the leader starts) changes their play
@@ -466,6 +499,7 @@ def first_legal_in_a_round(round_state, rng):
     return jnp.argmax(legal_action_mask(round_state))
 
 
+@pytest.mark.slow
 def test_a_one_round_policy_plays_match3_on_the_current_round():
     env = ENVS["match3"]
     deck_orders, coins = deal_bank(3)
