@@ -8,6 +8,7 @@ from pathlib import Path
 
 import jax
 import numpy as np
+import pytest
 import search_fixture
 
 from lost_cities.agents import load_exported
@@ -30,8 +31,15 @@ def replayed(fixture):
     return [at[position["ply"]] for position in fixture["positions"]]
 
 
-def test_search_fixture_is_current():
-    fixture = json.loads(FIXTURE.read_text())
+@pytest.fixture(scope="module")
+def fixture():
+    return json.loads(FIXTURE.read_text())
+
+
+def test_search_fixture_records_its_positions(fixture):
+    """The file as the web tests read it: the page preset's knobs, and at each replayed
+    position the mover, their hand, worlds that deal exactly the cards the mover has not
+    seen, and gains that are the mean paired values of those worlds."""
     cfg = search_fixture.search_config()
     assert fixture["format_version"] == search_fixture.FORMAT_VERSION
     assert fixture["knobs"] == {
@@ -45,13 +53,26 @@ def test_search_fixture_is_current():
         mover = int(ms.round.to_move)
         assert (int(ms.round_idx), mover) == (position["round_idx"], position["to_move"])
         assert np.asarray(ms.round.hands[mover]).tolist() == position["hand"]
+        assert len(position["worlds"]) == cfg.worlds
         search_fixture.check_worlds(ms, position["worlds"])
         values = np.asarray(position["values"], np.float32)
+        assert values.shape == (cfg.worlds, cfg.candidates)
         assert np.allclose(np.mean(values - values[:, :1], axis=0), position["gains"])
-    # The search again at the position with the fewest plies left (the quickest to roll out).
-    last = min(range(len(states)), key=lambda i: fixture["positions"][i]["deck_left"])
+    assert {position["round_idx"] for position in fixture["positions"]} == {0, 1, 2}
+
+
+@pytest.mark.slow
+def test_search_fixture_is_what_the_search_decides(fixture):
+    """The match is the page's net greedy for both seats, from the fixture's seed, and the
+    search again at every position gives the recorded decision, worlds and values."""
+    cfg = search_fixture.search_config()
     agent = load_exported(search_fixture.ROOT / "web" / "public" / fixture["model"])
+    policy, scores = agent.policy, logit_scores(agent)
+    deck_orders, coins, _, actions = search_fixture.play_match(policy, fixture["seed"])
+    assert (deck_orders.tolist(), coins.tolist()) == (fixture["deck_orders"], fixture["coins"]), REGENERATE
+    assert actions[: len(fixture["actions"])] == fixture["actions"], REGENERATE
     decide = search_fixture.searcher(cfg)
-    position = fixture["positions"][last]
-    fresh = decide(agent.policy, logit_scores(agent), states[last], jax.random.PRNGKey(position["ply"]))
-    assert fresh == {key: position[key] for key in fresh}, REGENERATE
+    for ms, position in zip(replayed(fixture), fixture["positions"], strict=True):
+        fresh = decide(policy, scores, ms, jax.random.PRNGKey(position["ply"]))
+        assert fresh == {key: position[key] for key in fresh}, (position["ply"], REGENERATE)
+    assert any(position["chosen"] > 0 for position in fixture["positions"])  # the search leaves the net
