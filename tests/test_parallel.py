@@ -113,6 +113,7 @@ def device_runs(tmp_path_factory, full):
     return root
 
 
+@pytest.mark.slow
 def test_two_devices_match_one(device_runs):
     meta = json.loads((device_runs / "sharding.json").read_text())
     assert meta["device_count"] == 2
@@ -122,6 +123,7 @@ def test_two_devices_match_one(device_runs):
     assert_same_run(device_runs / "one", device_runs / "two")
 
 
+@pytest.mark.slow
 def test_a_two_device_run_resumes_on_one(device_runs):
     """The 2-device run's checkpoint, resumed on 1 device for a 4th update, continues as the
     1-device run's own resume does."""
@@ -153,6 +155,7 @@ def test_device_counts_and_batches_are_checked_at_start():
         )
 
 
+@pytest.mark.slow
 def test_two_processes_match_one_process(device_runs, tmp_path, full):
     """Two processes joined by jax.distributed train one run: process 0's run dir holds
     the 1-device run's metrics and parameters; process 1 writes nothing of its own. A copy,

@@ -179,6 +179,7 @@ MODEL_FAULTS = [
 
 
 @pytest.mark.parametrize("how", MODEL_FAULTS)
+@pytest.mark.slow
 def test_evaluate_refuses_a_bad_model(here, monkeypatch, how):
     model, named = broken_model(here, how)
     code, err = run_hydra(evaluate.main, monkeypatch, f"agent={model}", "deals=2", "progress=false")
@@ -187,6 +188,7 @@ def test_evaluate_refuses_a_bad_model(here, monkeypatch, how):
 
 
 @pytest.mark.parametrize("how", ["truncated", "foreign"])
+@pytest.mark.slow
 def test_a_bad_model_is_refused_in_every_role_and_runtime(here, monkeypatch, how):
     """In a tournament, in the carry probe, in onnxruntime, and as the opponent (a process
     of its own: in this one the training config's ``opponent`` group is registered)."""
@@ -237,6 +239,7 @@ def test_a_bad_model_is_refused_in_every_role_and_runtime(here, monkeypatch, how
         (["agent=search:random", "+search.belief=BELIEF"], ["search.belief='BELIEF'", "not a belief file"]),
     ],
 )
+@pytest.mark.slow
 def test_evaluate_refuses_bad_settings_before_any_game(here, monkeypatch, overrides, named):
     belief_file = here / "belief.msgpack"
     belief_file.write_bytes(b"\x93\x01\x02 not msgpack of a belief")

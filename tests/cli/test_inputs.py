@@ -72,6 +72,7 @@ def test_an_unknown_baseline_fails_before_any_game(monkeypatch):
         evaluate.run(evaluate_cfg(baseline="nosuchbot"))
 
 
+@pytest.mark.slow
 def test_evaluate_with_a_baseline_reports_both_and_their_paired_difference():
     from lost_cities.evaluation.matchup import run
     from lost_cities.evaluation.report import format_comparison
@@ -102,6 +103,7 @@ def test_duplicate_evaluate_refuses_batch_size_0_instead_of_using_1():
         )
 
 
+@pytest.mark.slow
 def test_a_failed_evaluate_leaves_no_run_dir(tmp_path):
     run_dir = tmp_path / "eval"
     done = subprocess.run(
@@ -130,6 +132,7 @@ def round_agent():
     return Agent(trainer.env, trainer.network, trainer.init_params(), {})
 
 
+@pytest.mark.slow
 def test_act_refuses_a_player_who_is_not_to_move(round_agent):
     env = round_agent.env
     state = env.init(jax.random.PRNGKey(0))
@@ -141,6 +144,7 @@ def test_act_refuses_a_player_who_is_not_to_move(round_agent):
         round_agent.act(state, 7)
 
 
+@pytest.mark.slow
 def test_a_single_round_agent_on_a_match_state_says_what_to_pass(round_agent):
     from lost_cities import envs
 
@@ -159,6 +163,7 @@ def test_a_missing_onnx_file_says_so_not_no_manifest(tmp_path):
         agents.load(tmp_path / "nothing.onnx")
 
 
+@pytest.mark.slow
 def test_a_budget_that_is_no_whole_number_of_updates_is_said(tmp_path, capsys, monkeypatch):
     """Before: ppo.total_decisions was rounded down to whole updates without a word."""
     from lost_cities.training import loop as train_cli

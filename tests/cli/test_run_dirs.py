@@ -13,6 +13,7 @@ def _evaluate(cwd, *overrides):
     return subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow
 def test_two_evaluations_started_together_keep_two_results_files(tmp_path):
     runs = [_evaluate(tmp_path, f"agent={agent}", "opponent=random") for agent in ("random", "discard_only")]
     for run in runs:
@@ -23,6 +24,7 @@ def test_two_evaluations_started_together_keep_two_results_files(tmp_path):
     assert sorted(json.loads(f.read_text())["agent"] for f in files) == ["discard_only", "random"]
 
 
+@pytest.mark.slow
 def test_an_existing_out_is_refused_before_any_game_unless_overwrite(tmp_path):
     out = tmp_path / "mine.json"
     out.write_text("finished work\n")

@@ -30,6 +30,7 @@ def _reused_pair(path):
     return path
 
 
+@pytest.mark.slow
 def test_all_play_all_plays_or_reuses_every_pair_and_writes_the_ratings(tmp_path):
     reused = _reused_pair(tmp_path / "old.json")
     out = tmp_path / "table"
@@ -73,12 +74,14 @@ def test_all_play_all_plays_or_reuses_every_pair_and_writes_the_ratings(tmp_path
         ([], "give a= and b="),
     ],
 )
+@pytest.mark.slow
 def test_bad_settings_are_refused_before_any_game(tmp_path, overrides, message):
     done = _tournament(tmp_path, *overrides)
     assert done.returncode != 0 and message in done.stderr, done.stderr[-2000:]
     assert not (tmp_path / "outputs").exists()
 
 
+@pytest.mark.slow
 def test_a_reused_file_of_another_pair_is_refused(tmp_path):
     reused = _reused_pair(tmp_path / "old.json")
     done = _tournament(tmp_path, "players=[random,heuristic_cautious]", "anchor=random", f"reuse=[{reused}]")

@@ -47,6 +47,7 @@ def test_attributes_describe_the_env(env):
     assert env.privileged_dim > env.obs_dim > 0
 
 
+@pytest.mark.slow
 def test_shapes_and_dtypes(env):
     state = env.init(jax.random.PRNGKey(0))
     player = env.to_move(state)
@@ -67,6 +68,7 @@ def test_shapes_and_dtypes(env):
     assert jax.tree.structure(next_state) == jax.tree.structure(state)
 
 
+@pytest.mark.slow
 def test_jit_and_vmap_give_batched_results_equal_to_single_games(env):
     keys = jax.random.split(jax.random.PRNGKey(1), GAMES)
     states = jax.jit(jax.vmap(env.init))(keys)
@@ -84,6 +86,7 @@ def test_jit_and_vmap_give_batched_results_equal_to_single_games(env):
         assert _equal(jax.tree.map(lambda x, g=g: x[g], stepped), after)
 
 
+@pytest.mark.slow
 def test_init_from_deal_is_deterministic(env):
     deck_orders, coins = deal_bank(2)
     a = env.init_from_deal(jnp.asarray(deck_orders[0]), jnp.asarray(coins[0]))
@@ -92,6 +95,7 @@ def test_init_from_deal_is_deterministic(env):
     assert _equal(a, b) and not _equal(a, c)
 
 
+@pytest.mark.slow
 def test_an_illegal_action_is_a_no_op(env):
     state = env.init(jax.random.PRNGKey(2))
     illegal = jnp.argmin(env.legal_mask(state)).astype(jnp.int32)
@@ -123,6 +127,7 @@ def played(env):
     return final, jax.device_get(per_ply)
 
 
+@pytest.mark.slow
 def test_every_game_ends_and_masks_are_never_empty_while_it_runs(env, played):
     final, (_, done_before, done_after, any_legal, _) = played
     assert bool(jnp.all(jax.vmap(env.done)(final)))
@@ -131,6 +136,7 @@ def test_every_game_ends_and_masks_are_never_empty_while_it_runs(env, played):
     assert np.all(done_after[done_before])  # done stays done
 
 
+@pytest.mark.slow
 def test_reward_only_on_the_ending_transition_and_equal_to_the_final_margin(env, played):
     final, (reward, done_before, done_after, _, margin_after) = played
     ending = done_after & ~done_before
@@ -141,6 +147,7 @@ def test_reward_only_on_the_ending_transition_and_equal_to_the_final_margin(env,
     np.testing.assert_array_equal(reward[ending], np.asarray(jax.vmap(env.final_margin)(final)))
 
 
+@pytest.mark.slow
 def test_steps_after_the_end_are_no_ops(env, played):
     final, _ = played
     state = jax.tree.map(lambda x: x[0], final)

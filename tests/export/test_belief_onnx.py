@@ -14,6 +14,7 @@ from lost_cities.game.cards import N_CARDS
 from lost_cities.search import belief as belief_module
 
 
+@pytest.mark.slow
 def test_an_exported_belief_gives_the_flax_logits(match_states, tmp_path):
     """The web client's search mode runs the belief in onnxruntime: the exported model gives
     what :class:`BeliefNet` gives on the features of positions met in play, for a belief of

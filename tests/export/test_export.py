@@ -161,6 +161,7 @@ def check_parity(trainer, params, session, obs, masks, features=None, logits_ato
     return np.abs(probs - want_probs).max(), np.abs(logits[masks] - want_logits[masks]).max()
 
 
+@pytest.mark.slow
 def test_enough_real_positions(positions):
     states, obs, masks = positions
     assert len(obs) >= 1000
@@ -170,6 +171,7 @@ def test_enough_real_positions(positions):
     assert set(np.asarray(states.to_move).tolist()) == {0, 1}
 
 
+@pytest.mark.slow
 def test_relu_parity(relu_run, positions):
     _, trainer, params, out, _ = relu_run
     _, obs, masks = positions
@@ -177,6 +179,7 @@ def test_relu_parity(relu_run, positions):
 
 
 @pytest.mark.parametrize("activation", ["tanh", "gelu"])
+@pytest.mark.slow
 def test_activation_parity(activation, positions):
     """The other activations' graphs (gelu in flax's tanh form) against flax."""
     trainer = make_trainer(activation)
@@ -223,6 +226,7 @@ def test_manifest(relu_run):
     assert manifest["name"] == f"default {run_dir.name} update 0"
 
 
+@pytest.mark.slow
 def test_onnx_agent_acts_like_checkpoint_agent(relu_run, positions):
     run_dir, _, _, out, _ = relu_run
     states, _, _ = positions
@@ -235,6 +239,7 @@ def test_onnx_agent_acts_like_checkpoint_agent(relu_run, positions):
         assert onnx_agent.act(state, player) == jax_agent.act(state, player)
 
 
+@pytest.mark.slow
 def test_sampling_agents_need_a_key_and_sample_legal_actions(relu_run, positions):
     run_dir, _, _, out, _ = relu_run
     states, _, _ = positions
@@ -247,6 +252,7 @@ def test_sampling_agents_need_a_key_and_sample_legal_actions(relu_run, positions
         assert len(samples) > 1 and all(bool(agent.env.legal_mask(state)[a]) for a in samples)
 
 
+@pytest.mark.slow
 def test_onnx_policy_plays_batched_games(relu_run, positions):
     """``agent.policy`` (the pure_callback form) picks what ``act`` picks, under vmap."""
     _, _, _, out, _ = relu_run
@@ -321,6 +327,7 @@ def action_run(tmp_path_factory):
     return run_dir, trainer, params, out, manifest
 
 
+@pytest.mark.slow
 def test_action_net_positions_cover_strong_play(expert_positions):
     states, obs, masks = expert_positions
     assert len(obs) >= 500 and len(np.unique(obs, axis=0)) >= 500
@@ -330,6 +337,7 @@ def test_action_net_positions_cover_strong_play(expert_positions):
 
 
 @pytest.mark.parametrize("activation", ["relu", "tanh", "gelu"])
+@pytest.mark.slow
 def test_action_net_parity(activation, positions, expert_positions):
     """ActionNet's graph (context MLP, placement MLP of two layers, draw terms) against flax
     on real positions of random and of expert play, its af1 rows computed in JAX."""
@@ -351,6 +359,7 @@ def test_action_net_parity(activation, positions, expert_positions):
         )
 
 
+@pytest.mark.slow
 def test_action_net_logits_spread(action_run, expert_positions):
     """The parity above compares real decisions: the drawn weights make the legal logits
     differ by many units, not a near-tie, and the af1 inputs move them (zeroed rows change them)."""
@@ -433,6 +442,7 @@ def test_unknown_network_is_refused(relu_run):
         policy_graph(params, {"_target_": "my.Net", "hidden": [64, 32], "activation": "relu"}, 512)
 
 
+@pytest.mark.slow
 def test_onnx_action_agent_acts_like_checkpoint_agent(action_run, expert_positions):
     """The ONNX agent computes the af1 rows itself (manifest ``features``), in ``act`` and
     in the batched ``policy`` form, and picks what the checkpoint agent picks."""
@@ -452,6 +462,7 @@ def test_onnx_action_agent_acts_like_checkpoint_agent(action_run, expert_positio
     assert np.asarray(jax.jit(jax.vmap(onnx_agent.policy))(batch, keys)).tolist() == expected
 
 
+@pytest.mark.slow
 def test_evaluate_plays_an_action_net_onnx(action_run):
     """``python -m lost_cities.evaluate agent=<ActionNet .onnx>``'s run (lost_cities.evaluation.matchup.run,
     the CLI without Hydra's config layer) plays whole duplicate matches with the exported agent."""
@@ -520,6 +531,7 @@ def test_weights_of_another_network_are_refused(relu_run, action_run):
         read_policy_params(action_out, init_params(one_layer, 0))
 
 
+@pytest.mark.slow
 def test_exported_agent_runs_in_jax_like_the_checkpoint(action_run, expert_positions):
     """``agents.load_exported``: the model's weights as a JAX agent pick the checkpoint agent's
     moves; as a search base its logits rank the candidates, as a checkpoint's do."""

@@ -94,6 +94,7 @@ def random_transitions():
     return transitions
 
 
+@pytest.mark.slow
 def test_round_length_is_44_plus_pile_draws_and_carry_adds_each_round_once(random_transitions):
     plies = np.zeros(BATCH, int)
     pile_draws = np.zeros(BATCH, int)
@@ -113,6 +114,7 @@ def test_round_length_is_44_plus_pile_draws_and_carry_adds_each_round_once(rando
     assert (rounds_seen == 3).all()
 
 
+@pytest.mark.slow
 def test_reward_only_at_the_match_end_and_equals_the_final_carry_margin(random_transitions):
     total = np.zeros((BATCH, 2))
     for before, _, after, reward, done, extra in random_transitions:
@@ -126,6 +128,7 @@ def test_reward_only_at_the_match_end_and_equals_the_final_carry_margin(random_t
     assert np.any(total != 0)
 
 
+@pytest.mark.slow
 def test_potential_moves_only_by_the_ply_own_board_change_across_round_boundaries(random_transitions):
     boundaries = 0
     for before, _, after, _, _, extra in random_transitions:
@@ -191,6 +194,7 @@ def test_round_score_decides_the_next_start():
     assert (np.asarray(ms.to_move) == 1).all() and (np.asarray(ms.starter) == 1).all()
 
 
+@pytest.mark.slow
 def test_round_one_coin_is_fair_and_picks_the_starter():
     n = 4000
     ms = batched_match_reset(jax.random.split(jax.random.PRNGKey(7), n))
@@ -226,6 +230,7 @@ def _policy_step(ms):
     return next_ms, reward, actions, views
 
 
+@pytest.mark.slow
 def test_mirrored_deals_give_mirrored_matches():
     """Games in rows 0..47, their mirrors in rows 48..95: same views and moves, seats swapped."""
     half = BATCH // 2
@@ -256,6 +261,7 @@ def _assert_unchanged(after, before, rows):
         np.testing.assert_array_equal(np.asarray(x)[rows], np.asarray(y)[rows])
 
 
+@pytest.mark.slow
 def test_illegal_and_post_done_actions_are_no_ops(random_transitions):
     rng = np.random.default_rng(4)
     checked = 0
@@ -305,6 +311,7 @@ def test_bad_deals_fail_early_with_a_clear_message():
         match_reset_from(orders, np.array([0, 2, 1]))
 
 
+@pytest.mark.slow
 def test_reset_from_deals_keeps_each_round_deal(random_transitions):
     orders, coins = random_deals(np.random.default_rng(0), BATCH)  # the fixture's deals
     first = random_transitions[0][0]
@@ -341,6 +348,7 @@ def _batch_first_views(ms, actions):
     )
 
 
+@pytest.mark.slow
 def test_trailing_batch_axes_give_the_same_match(random_transitions):
     """Step, legal mask and both observations on batch-last states equal the vmapped ones."""
     for before, actions, after, *_ in random_transitions[::9]:

@@ -3,6 +3,7 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from lost_cities import legal_action_mask, reset, step
 from lost_cities.game.engine import kth_legal_action, kth_set_bit, legal_action_count
@@ -23,6 +24,7 @@ def _positions(games=4, seed=0):
     return jax.tree.map(lambda *xs: jnp.stack(xs), *states)
 
 
+@pytest.mark.slow
 def test_kth_legal_action_enumerates_each_legal_action_once():
     states = _positions()
     masks = np.asarray(jax.vmap(legal_action_mask)(states))
@@ -59,6 +61,7 @@ def test_kth_true_on_single_and_trailing_batch_masks():
     assert int(kth_true(jnp.asarray(masks[:, 0]), ks[0])) == expected[0]
 
 
+@pytest.mark.slow
 def test_random_samplers_are_uniform_over_legal_actions():
     state = reset(jax.random.PRNGKey(7))
     mask = legal_action_mask(state)

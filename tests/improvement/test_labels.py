@@ -46,6 +46,7 @@ def labelled(tiny):
     return label(tiny, prior_points=2.0)
 
 
+@pytest.mark.slow
 def test_labels_are_the_search_over_the_champions_candidates(tiny, labelled):
     env, network, params = tiny
     _, _, (_, labels) = labelled
@@ -66,6 +67,7 @@ def test_labels_are_the_search_over_the_champions_candidates(tiny, labelled):
     assert (labels["gain"][~kept] > 0).all()  # it leaves the champion only for a gain (gate_points >= 0)
 
 
+@pytest.mark.slow
 def test_a_colder_target_concentrates_on_the_best_candidate(tiny, labelled):
     _, _, (_, warm) = labelled
     _, _, (_, cold) = label(tiny, temperature=1e-3, prior_points=2.0)
@@ -73,6 +75,7 @@ def test_a_colder_target_concentrates_on_the_best_candidate(tiny, labelled):
     assert warm["target"].max(axis=1).mean() < 0.99
 
 
+@pytest.mark.slow
 def test_chunks_continue_the_same_games(tiny, labelled):
     labeller, games, (after, first) = labelled
     env, _, params = tiny
@@ -94,6 +97,7 @@ def test_full_target_spreads_soft_targets_and_one_hots_the_label():
 
 
 @pytest.mark.parametrize("targets", ["soft", "hard"])
+@pytest.mark.slow
 def test_the_student_learns_the_labels(tiny, labelled, targets):
     env, network, params = tiny
     _, _, (_, labels) = labelled
@@ -111,6 +115,7 @@ def test_the_student_learns_the_labels(tiny, labelled, targets):
     assert int(state.epoch) == 30
 
 
+@pytest.mark.slow
 def test_an_opponent_mix_plays_its_seat_and_only_the_champions_side_is_labelled(tiny):
     """``generate.opponents``: a mix opponent makes its seat's moves (here every game's, share
     1), and those decisions are marked not the champion's own, so the chunk drops them."""

@@ -6,6 +6,7 @@ from fractions import Fraction
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 from hand_built import DECK, DISCARD, PLAY, deal, hs, num, pile, play_moves
 
 from lost_cities import OBS_DIM, legal_action_mask, observation, reset_from_order, step
@@ -42,6 +43,7 @@ def _random_ply(states, keys):
     return states, both
 
 
+@pytest.mark.slow
 def test_every_card_is_in_exactly_one_channel_and_both_views_agree():
     n_games = 64
     rng = np.random.default_rng(7)

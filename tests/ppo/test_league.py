@@ -125,6 +125,7 @@ def test_league_alone_needs_no_fixed_policies():
 # --- the pool ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_pool_replaces_its_oldest_entry_exactly_every_n_updates(stepped):
     """Pool of 2, every 2 updates: snapshots at updates 2, 4 and 6 (6 replaces 2's)."""
     states, metrics = stepped
@@ -148,6 +149,7 @@ def test_pool_replaces_its_oldest_entry_exactly_every_n_updates(stepped):
     assert [float(m["league/mean_snapshot_age_updates"]) for m in metrics] == [1, 1, 2, 1, 2, 1]
 
 
+@pytest.mark.slow
 def test_pool_logits_give_env_slot_i_the_entry_of_its_block(trainer, stepped):
     pool = stepped[0][-1].league.params
     obs = jax.random.normal(jax.random.PRNGKey(0), (8, trainer.env.obs_dim))
@@ -177,6 +179,7 @@ def episode_opponents(rows, finished, slots):
     return labels
 
 
+@pytest.mark.slow
 def test_league_replies_are_legal_and_never_training_rows(trainer, rollout):
     """Against the league (and the bot) the learner acts for one seat all episode long: a
     league move that was illegal (a no-op) would leave the opponent to move in the next row."""
@@ -203,6 +206,7 @@ def test_league_replies_are_legal_and_never_training_rows(trainer, rollout):
     assert (stats.plies >= 44).all() and (np.abs(stats.plies - 2 * stats.decisions) <= 1).all()
 
 
+@pytest.mark.slow
 def test_league_action_is_legal_in_mid_game_positions(trainer, rollout):
     state, slots, _, _ = rollout
     r = trainer.rollout
@@ -230,6 +234,7 @@ def resumed_run(tmp_path_factory):
     return state, run_dir
 
 
+@pytest.mark.slow
 def test_tiny_league_run_trains_and_logs_the_pool(resumed_run):
     _, run_dir = resumed_run
     rows = _rows(run_dir)
@@ -239,6 +244,7 @@ def test_tiny_league_run_trains_and_logs_the_pool(resumed_run):
     assert all(np.isfinite(row["learner/policy_loss"]) for row in rows)
 
 
+@pytest.mark.slow
 def test_league_resume_after_an_interruption_matches_an_uninterrupted_run(resumed_run, stepped):
     """The uninterrupted run is ``stepped``: the same seed and compiled update, never stopped."""
     from lost_cities.training.guards import floats as _floats

@@ -31,6 +31,7 @@ def trained(coef, reset, updates=4):
     return first, history
 
 
+@pytest.mark.slow
 def test_the_magnet_is_reset_to_the_learner_every_few_updates():
     first, history = trained(1.0, reset=3)
     (p1, m1, _), (p2, m2, _), (p3, m3, _), (p4, m4, _) = history
@@ -41,6 +42,7 @@ def test_the_magnet_is_reset_to_the_learner_every_few_updates():
     assert not np.array_equal(p4, p3)
 
 
+@pytest.mark.slow
 def test_a_stronger_magnet_holds_the_learner_closer():
     # KL(learner || magnet) in update 3, at the learner of update 2 (the KL's gradient is 0
     # while the learner is the magnet, so update 1 moves both runs alike)

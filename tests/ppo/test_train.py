@@ -53,6 +53,7 @@ COMBOS = [dict(zip(GROUPS, values, strict=True)) for values in itertools.product
 
 
 @pytest.mark.parametrize("combo", COMBOS, ids=lambda c: "-".join(c.values()))
+@pytest.mark.slow
 def test_every_combination_composes_and_builds_an_update(combo):
     """All 16 compose, validate and trace a whole update.
 
@@ -172,6 +173,7 @@ def test_gae_self_play_chains_each_seat_through_its_own_decisions():
 # --- rollout -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_scanned_step_is_a_real_learner_decision(rollout, shared_trainer):
     state, slots, rows, finished, _, _ = rollout
     assert rows.action.shape == (128, 8)
@@ -194,6 +196,7 @@ def test_every_scanned_step_is_a_real_learner_decision(rollout, shared_trainer):
     assert env.obs_dim == rows.obs.shape[-1]
 
 
+@pytest.mark.slow
 def test_shaped_episode_return_telescopes(rollout, shared_trainer):
     """Summed shaped rewards = tanh(margin / scale) + coef * (Phi(end) - Phi(start)) / scale.
 
@@ -210,6 +213,7 @@ def test_shaped_episode_return_telescopes(rollout, shared_trainer):
     assert float(coefficient) == pytest.approx(reward.coef)
 
 
+@pytest.mark.slow
 def test_finished_episode_stats_are_consistent(rollout):
     _, _, _, finished, _, _ = rollout
     done = np.asarray(finished.done)
@@ -251,6 +255,7 @@ def test_episode_metrics_average_finished_episodes_only():
 # --- one update --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_one_update_moves_the_policy_toward_the_advantage_and_the_value_toward_the_return(shared_trainer):
     """Learning, measured outside the loss: the update's own batch (the rollout replayed
     with the update's key) scored before the update and a tenth of the way along it.

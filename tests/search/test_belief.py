@@ -41,6 +41,7 @@ def test_conditional_bernoulli_draws_each_set_in_proportion_to_its_weight():
     assert np.abs(seen - expected).max() < 5 * np.sqrt(expected.max() / n)
 
 
+@pytest.mark.slow
 def test_a_belief_deals_the_cards_it_favours_to_the_opponent(match_states):
     """A world keeps the opponent's unknown hand size and deals it the cards the logits
     favour; with flat logits every unseen card is as likely as in a uniform world."""
@@ -64,6 +65,7 @@ def test_a_belief_deals_the_cards_it_favours_to_the_opponent(match_states):
     assert np.abs(flat.mean(axis=0) - expected).max() < 5 * np.sqrt(expected * (1 - expected) / n)
 
 
+@pytest.mark.slow
 def test_a_belief_file_is_checked_before_the_search_starts(tmp_path):
     from lost_cities.policies import make_policy
 

@@ -4,6 +4,7 @@ the top-K moves, the base move first."""
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 from search_common import EXPERT, _take
 
 from lost_cities.bots.context import best_legal
@@ -12,6 +13,7 @@ from lost_cities.game.match import match_legal_action_mask
 from lost_cities.search import expert_scores, top_candidates
 
 
+@pytest.mark.slow
 def test_expert_scores_rank_the_experts_own_move_first(match_states):
     index = np.arange(0, match_states.round_idx.shape[0], 3)
     states = _take(match_states, index)

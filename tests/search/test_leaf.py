@@ -21,6 +21,7 @@ def test_critic_leaf_inverts_the_training_return_into_points():
         np.testing.assert_allclose(recovered, margins, atol=tolerance)
 
 
+@pytest.mark.slow
 def test_critic_leaf_reads_the_state_it_is_given(match_states):
     """The leaf is the critic's value of the state passed (the sampled world), and moves
     with the margin so far under a shaped reward (its potential is added back)."""

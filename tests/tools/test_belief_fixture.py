@@ -17,6 +17,7 @@ from pathlib import Path
 import belief_fixture
 import jax
 import numpy as np
+import pytest
 
 from lost_cities import envs
 from lost_cities.game.match import match_reset_from, match_step
@@ -43,6 +44,7 @@ def unpacked(game, features_dim):
     return decoded
 
 
+@pytest.mark.slow
 def test_belief_fixture_is_current():
     committed = json.loads(FIXTURE.read_text())
     assert committed["format_version"] == belief_fixture.FORMAT_VERSION

@@ -16,6 +16,7 @@ import action_fixture
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 from parity_fixture import FORMAT_VERSION, OBSERVATIONS, build_fixture
 
 from lost_cities.networks.features import AF_VERSION, batched_action_features
@@ -55,6 +56,7 @@ def unpack_floats(packed, shape):
     return np.frombuffer(zlib.decompress(base64.b64decode(packed)), np.float32).reshape(shape)
 
 
+@pytest.mark.slow
 def test_action_fixture_is_current():
     """web/tests/actionFeatures.test.ts checks the TypeScript af1 rows against actions.json;
     here the rows stored there must still be what the Python features compute from the
@@ -75,6 +77,7 @@ def test_action_fixture_is_current():
         assert np.array_equal(mask.astype(bool), draw[:, :, 9] > 0.5)  # the legal column is the mask
 
 
+@pytest.mark.slow
 def test_expert_model_plays_heuristic_expert(tmp_path):
     """The e2e's test-only af1 model: its greedy moves through the ONNX agent (af1 rows in JAX)
     are heuristic_expert's, and --check-log counts a changed move as a disagreement."""

@@ -94,6 +94,7 @@ def test_a_sweeps_workspace_shows_each_gate_by_config_column_with_its_interval(t
 
 
 @needs_library
+@pytest.mark.slow
 def test_a_loops_workspace_shows_its_gate_and_anchors_by_iteration():
     workspace = dashboards.loop_workspace("team", "lost-cities", ["heuristic_expert"], group="improve")
     assert _filters(workspace) == [("group", "=", "improve")]
@@ -112,6 +113,7 @@ def test_a_loops_workspace_shows_its_gate_and_anchors_by_iteration():
 
 
 @needs_library
+@pytest.mark.slow
 def test_the_cli_builds_the_workspace_and_saves_only_when_asked(tmp_path, monkeypatch, capsys):
     root = _sweep(tmp_path / "sweep")
     saved = []

@@ -106,6 +106,7 @@ def assert_unchanged(finished):
 # --- checkpoints: digests, fallback, NaN ---------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_checkpoint_carries_a_digest_and_loading_changes_nothing(finished, capsys):
     from lost_cities import agents
 
@@ -118,6 +119,7 @@ def test_every_checkpoint_carries_a_digest_and_loading_changes_nothing(finished,
     assert_unchanged(finished)
 
 
+@pytest.mark.slow
 def test_a_clean_load_logs_no_warning(finished, caplog):
     """Warnings on load are for real trouble (orbax's Checkpointer warned of a missing step
     metadata file on every load, and the fall-back warnings drowned in it)."""
@@ -127,6 +129,7 @@ def test_a_clean_load_logs_no_warning(finished, caplog):
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
 
+@pytest.mark.slow
 def test_flipped_bytes_fall_back_to_the_newest_good_checkpoint_and_say_so(finished, tmp_path, capsys):
     """Before: the flipped checkpoint restored silently (NaN params, exit 0)."""
     from lost_cities import agents
@@ -148,6 +151,7 @@ def test_flipped_bytes_fall_back_to_the_newest_good_checkpoint_and_say_so(finish
     assert_unchanged(finished)
 
 
+@pytest.mark.slow
 def test_a_truncated_file_falls_back_instead_of_a_raw_tensorstore_error(finished, tmp_path, capsys):
     run_dir = copy_run(finished[1], tmp_path / "run")
     data = biggest_file(run_dir / "checkpoints" / "latest" / "3")
@@ -161,6 +165,7 @@ def test_a_truncated_file_falls_back_instead_of_a_raw_tensorstore_error(finished
         restore_params(run_dir / "checkpoints" / "latest")
 
 
+@pytest.mark.slow
 def test_a_run_saved_before_digests_loads_unverified_and_says_so(finished, tmp_path, capsys):
     run_dir = copy_run(finished[1], tmp_path / "run")
     for digest in run_dir.rglob("sha256.json"):
@@ -173,6 +178,7 @@ def test_a_run_saved_before_digests_loads_unverified_and_says_so(finished, tmp_p
     assert meta["update"] == 2 and "no sha256.json" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_resume_from_a_corrupt_latest_continues_exactly_from_the_one_before(finished, interrupted, tmp_path):
     run_dir = copy_run(interrupted, tmp_path / "run")
     data = biggest_file(run_dir / "checkpoints" / "latest" / "2", "state")
@@ -200,6 +206,7 @@ def _nan_at(update):
     return update_with_nan
 
 
+@pytest.mark.slow
 def test_nan_parameters_stop_training_at_once_and_keep_the_last_good_checkpoint(
     finished, tmp_path, monkeypatch
 ):
@@ -230,6 +237,7 @@ def test_a_non_finite_learner_metric_is_named_with_its_update():
         _check_finite_update(7, bad, state, 5)
 
 
+@pytest.mark.slow
 def test_non_finite_parameters_are_never_saved_loaded_evaluated_or_exported(finished, tmp_path, capsys):
     from lost_cities import agents
     from lost_cities.checkpoints import Checkpoints, _manager
@@ -300,6 +308,7 @@ train(compose(sys.argv[3:]), sys.argv[1], overrides=[])
 """
 
 
+@pytest.mark.slow
 def test_kill_9_during_a_checkpoint_save_then_resume_is_exact(finished, jax_cache, tmp_path):
     run_dir = tmp_path / "run"
     script = tmp_path / "killed.py"
@@ -322,6 +331,7 @@ def test_kill_9_during_a_checkpoint_save_then_resume_is_exact(finished, jax_cach
 # --- run dirs ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_retry_into_a_finished_run_dir_is_refused_and_changes_nothing(finished, tmp_path):
     """Before: Hydra rewrote the run's .hydra/config.yaml and overrides.yaml, then the
     app refused with FileExistsError."""
@@ -357,6 +367,7 @@ def test_a_run_dir_orbax_cannot_read_back_is_refused_before_anything_runs(tmp_pa
     assert cfg.hydra.sweep.subdir == "3_network.placement_hidden=(128,128),seed=1"
 
 
+@pytest.mark.slow
 def test_two_runs_started_in_the_same_second_get_their_own_dirs(tmp_path):
     """Before: the dir name had seconds only; two runs shared one dir and one metrics.jsonl.
 
@@ -370,6 +381,7 @@ def test_two_runs_started_in_the_same_second_get_their_own_dirs(tmp_path):
     assert not (tmp_path / "outputs").exists()
 
 
+@pytest.mark.slow
 def test_a_refused_start_leaves_no_run_dir(tmp_path):
     """Before: an invalid config still left a run dir holding it (and an empty outputs/<time>)."""
     run_dir = tmp_path / "new"
@@ -396,6 +408,7 @@ def test_a_refused_start_leaves_no_run_dir(tmp_path):
 # --- resume: overrides and extension --------------------------------------------------
 
 
+@pytest.mark.slow
 def test_resume_refuses_the_overrides_it_would_ignore_and_changes_nothing(finished, interrupted, tmp_path):
     """Before: env, ppo.lr and the rest given with resume= were silently dropped."""
     run_dir = copy_run(interrupted, tmp_path / "run")
@@ -411,6 +424,7 @@ def test_resume_refuses_the_overrides_it_would_ignore_and_changes_nothing(finish
     assert started == []  # the fixture's run came from Python; the CLI writes its overrides there
 
 
+@pytest.mark.slow
 def test_a_finished_run_resumes_only_with_a_bigger_budget_which_extends_it(finished, tmp_path):
     """Before: there was no way to extend a finished run (ppo.total_decisions was dropped);
     then an extended run's config.yaml no longer said what its learning rate had been."""
@@ -461,6 +475,7 @@ def test_a_run_saved_before_a_key_existed_resumes_with_the_value_that_keeps_its_
 # --- which checkpoint, best metric -------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_run_dir_loads_its_final_parameters_unless_best_is_asked_for(finished, capsys):
     """Before: agent=<run dir> silently used checkpoints/best."""
     from lost_cities import agents
@@ -475,6 +490,7 @@ def test_a_run_dir_loads_its_final_parameters_unless_best_is_asked_for(finished,
         agents.load(run_dir, checkpoint="newest")
 
 
+@pytest.mark.slow
 def test_a_step_dir_is_the_run_at_that_update_to_load_and_export(finished, interrupted, tmp_path, capsys):
     """``<run>/checkpoints/latest/<n>``: the run as it was at update n (a learning curve, or
     the update to ship), wherever a checkpoint is taken; not the newest step."""
@@ -498,6 +514,7 @@ def test_a_step_dir_is_the_run_at_that_update_to_load_and_export(finished, inter
     assert_unchanged(finished)
 
 
+@pytest.mark.slow
 def test_the_export_manifest_holds_the_exported_updates_gates(finished, tmp_path):
     """However it is called, the manifest pairs the exported update with that update's gates."""
     from lost_cities.export import export
@@ -523,6 +540,7 @@ def test_a_gate_best_metric_that_names_no_gate_is_an_error_before_training(tmp_p
     assert not run_dir.exists()
 
 
+@pytest.mark.slow
 def test_a_best_metric_that_never_appears_is_an_error_at_the_first_gate(finished, tmp_path):
     """Before: no best checkpoint, and the printout still said '(latest, best)'."""
     run_dir = tmp_path / "run"

@@ -61,6 +61,7 @@ def _check_jobs(run_dirs, jobs):
     return [OmegaConf.load(d / "config.yaml") for d in run_dirs]
 
 
+@pytest.mark.slow
 def test_optuna_sweep_on_submitit_local(tmp_path, full):
     """Two Optuna trials of ent_coef and gae_lambda, scored on the smoke gate, run at once as
     two jobs of submitit's local executor (each its own process). (--full: about 45 s on 2
@@ -86,6 +87,7 @@ def test_optuna_sweep_on_submitit_local(tmp_path, full):
     assert result.best_value == pytest.approx(max(scores))  # the objective: the gate metric's mean
 
 
+@pytest.mark.slow
 def test_submitit_local_grid_sweep(tmp_path, full):
     """A plain grid sweep (two seeds) on submitit's local executor (--full)."""
     if not full:

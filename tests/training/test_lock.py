@@ -71,6 +71,7 @@ def test_a_lock_is_reentrant_in_its_process_and_leaves_nothing_behind(tmp_path):
     assert not (tmp_path / "refused").exists()
 
 
+@pytest.mark.slow
 def test_another_process_is_refused_naming_the_holder_and_gets_it_once_released(tmp_path):
     with hold(tmp_path):
         done = subprocess.run(_python(TRY, tmp_path), capture_output=True, text=True)
@@ -102,6 +103,7 @@ def _train_command(*overrides):
     return [sys.executable, "-m", "lost_cities.train", "progress=false", *overrides]
 
 
+@pytest.mark.slow
 def test_a_second_resume_while_the_run_trains_is_refused_and_after_kill_9_a_resume_proceeds(tmp_path):
     """Before: both wrote checkpoints and metrics rows into the one dir."""
     run_dir = tmp_path / "run"
@@ -152,6 +154,7 @@ def test_a_second_resume_while_the_run_trains_is_refused_and_after_kill_9_a_resu
     assert sorted(p.name for p in tmp_path.iterdir()) == ["jax_cache", "run"]  # Hydra's resume dirs went
 
 
+@pytest.mark.slow
 def test_a_pretrain_into_a_held_dir_is_refused_before_it_writes(tmp_path):
     """``python -m lost_cities.pretrain`` holds its run dir's lock as training does."""
     from lost_cities.ppo.config import compose

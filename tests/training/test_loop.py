@@ -29,6 +29,7 @@ def full_run(tmp_path_factory):
     return trainer, state, run_dir
 
 
+@pytest.mark.slow
 def test_tiny_run_writes_finite_metrics_from_the_rollout_policy_and_anneals_lr(full_run):
     _, state, run_dir = full_run
     rows = _rows(run_dir)
@@ -45,6 +46,7 @@ def test_tiny_run_writes_finite_metrics_from_the_rollout_policy_and_anneals_lr(f
     assert rows[-1]["learner/lr"] < rows[0]["learner/lr"]  # annealed
 
 
+@pytest.mark.slow
 def test_run_dir_holds_config_metrics_checkpoints_and_no_wandb(full_run):
     _, _, run_dir = full_run
     saved = OmegaConf.load(run_dir / "config.yaml")
@@ -57,6 +59,7 @@ def test_run_dir_holds_config_metrics_checkpoints_and_no_wandb(full_run):
     assert not (run_dir / "wandb").exists()  # logger=none writes nothing
 
 
+@pytest.mark.slow
 def test_resume_after_an_interruption_matches_an_uninterrupted_run(full_run, tmp_path):
     _, state, full_dir = full_run
     with pytest.raises(Interrupt):
@@ -72,6 +75,7 @@ def test_resume_after_an_interruption_matches_an_uninterrupted_run(full_run, tmp
     )
 
 
+@pytest.mark.slow
 def test_resume_without_a_config_or_a_checkpoint_fails_clearly(tmp_path):
     with pytest.raises(FileNotFoundError, match="no config.yaml there"):
         _train([*SHARED, f"resume={tmp_path}"], "unused")
@@ -81,6 +85,7 @@ def test_resume_without_a_config_or_a_checkpoint_fails_clearly(tmp_path):
         _train([*SHARED, f"resume={tmp_path}"], "unused")
 
 
+@pytest.mark.slow
 def test_wandb_offline_run_is_written(tmp_path):
     _, _, run_dir, logger = _train([*SHARED, "logger=wandb"], tmp_path)
     logger.finish()
@@ -88,6 +93,7 @@ def test_wandb_offline_run_is_written(tmp_path):
     assert len(offline) == 1 and list(offline[0].glob("*.wandb"))
 
 
+@pytest.mark.slow
 def test_agent_loads_from_the_run_dir_and_checks_the_observation(full_run):
     from lost_cities import agents
     from lost_cities.envs import make
@@ -103,6 +109,7 @@ def test_agent_loads_from_the_run_dir_and_checks_the_observation(full_run):
     assert json.loads(json.dumps(agent.meta["network"]))["hidden"] == [16]
 
 
+@pytest.mark.slow
 def test_gates_run_during_training_and_land_in_metrics_and_gates_json(tmp_path):
     # Beside the smoke gate (a bound every result meets), one no result can meet. A new
     # gate is a yaml merge (OmegaConf builds no typed gate from a command-line dict).

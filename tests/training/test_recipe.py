@@ -222,6 +222,7 @@ def test_the_continue_preset_steps_on_a_given_agent(tmp_path):
 
 
 @pytest.mark.parametrize("recipe_name", ["recipe", "recipe_continue"])
+@pytest.mark.slow
 def test_every_stage_of_the_shipped_recipes_validates(recipe_name, tmp_path):
     """A stage override that only fails when the recipe reaches it, hours in, is a late
     error: each stage's config (its entry's, with its overrides and a start) must validate."""

@@ -22,6 +22,7 @@ def _run(module, *overrides, cwd):
     return done.stdout
 
 
+@pytest.mark.slow
 def test_tournament_prints_and_writes_the_duplicate_result(tmp_path):
     # Identical deterministic bots mirrored: exactly even, whatever the deals.
     out = _run(
@@ -43,6 +44,7 @@ def test_tournament_prints_and_writes_the_duplicate_result(tmp_path):
     assert (results["agent"], results["opponent"], results["bank"]) == ("discard_only", "discard_only", "v1")
 
 
+@pytest.mark.slow
 def test_evaluate_rejects_an_unknown_agent_with_a_clear_message(tmp_path):
     done = subprocess.run(
         [
