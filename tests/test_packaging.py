@@ -44,6 +44,7 @@ def _names(wheel):
         return set(archive.namelist())
 
 
+@pytest.mark.slow
 def test_the_wheel_holds_every_config_as_lost_cities_conf(wheel):
     names = _names(wheel)
     configs = sorted(p.relative_to(REPO / "conf").as_posix() for p in (REPO / "conf").rglob("*.yaml"))
@@ -53,6 +54,7 @@ def test_the_wheel_holds_every_config_as_lost_cities_conf(wheel):
     assert {"lost_cities/conf/__init__.py", "lost_cities/conf/cli/__init__.py"} <= names
 
 
+@pytest.mark.slow
 def test_the_wheel_holds_every_module(wheel):
     names = _names(wheel)
     modules = sorted(
@@ -64,6 +66,7 @@ def test_the_wheel_holds_every_module(wheel):
     assert not missing, f"modules missing from the wheel (add the package to pyproject.toml): {missing}"
 
 
+@pytest.mark.slow
 def test_the_wheel_declares_the_console_scripts(wheel):
     with zipfile.ZipFile(wheel) as archive:
         (entry_points,) = [n for n in archive.namelist() if n.endswith(".dist-info/entry_points.txt")]
@@ -88,6 +91,7 @@ def test_the_wheel_declares_the_console_scripts(wheel):
         assert f"lost-cities-{verb} = lost_cities.cli." in text
 
 
+@pytest.mark.slow
 def test_the_wheel_ships_the_assets_the_presets_name(wheel):
     names = _names(wheel)
     assert "lost_cities/search/beliefs/bc-ppo-xi6-bal2700.msgpack" in names
@@ -149,6 +153,7 @@ print("presets", " ".join(presets))
 """
 
 
+@pytest.mark.slow
 def test_a_non_editable_install_runs_every_preset_from_outside_the_checkout(installed, full):
     """Nothing a preset names may be read from the checkout's files."""
     shown = _run_installed(installed, EVERY_PRESET, "all" if full else "belief")
@@ -178,6 +183,7 @@ for line in sys.argv[1:]:
 """
 
 
+@pytest.mark.slow
 def test_the_installed_wheel_composes_every_hydra_config_outside_the_checkout(installed):
     """The installed package finds its configs by package, from a directory that is not
     the checkout (``--cfg job`` composes only: no outputs/ dir)."""
@@ -195,3 +201,20 @@ def test_the_installed_wheel_composes_every_hydra_config_outside_the_checkout(in
     assert [line.split()[1] for line in shown.splitlines() if line.startswith("composed")] == [
         command.split()[0] for command in commands
     ]
+
+
+def test_pyproject_lists_every_package_the_wheel_must_hold():
+    """setuptools ships only the listed packages: every dir of lost_cities/ that holds modules
+    is a package (has an __init__.py) and is listed, as are conf/ and conf/cli/ (as
+    lost_cities.conf) and web/public/ (as lost_cities.shipped), mapped to those dirs."""
+    import tomllib
+
+    setuptools = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    module_dirs = {p.parent for p in (REPO / "lost_cities").rglob("*.py") if "__pycache__" not in p.parts}
+    assert all((d / "__init__.py").is_file() for d in module_dirs), sorted(map(str, module_dirs))
+    packages = {".".join(d.relative_to(REPO).parts) for d in module_dirs}
+    assert {"lost_cities", "lost_cities.search", "lost_cities.networks.critic"} <= packages
+    shipped_as = {"lost_cities.conf", "lost_cities.conf.cli", "lost_cities.shipped"}
+    assert sorted(setuptools["packages"]) == sorted(packages | shipped_as)
+    assert setuptools["package-dir"] == {"lost_cities.conf": "conf", "lost_cities.shipped": "web/public"}
+    assert (REPO / "conf" / "__init__.py").is_file() and (REPO / "conf" / "cli" / "__init__.py").is_file()

@@ -14,6 +14,7 @@ from lost_cities.evaluation import deal_bank
 
 
 @pytest.mark.parametrize("env_name", ["single_round", "match3"])
+@pytest.mark.slow
 def test_duplicate_computes_each_policy_on_its_movers_only_with_the_same_games(env_name):
     """The compacted evaluation loop (a policy computed only where it moves) plays exactly
     the games of the loop that computes both policies for every game."""
@@ -32,6 +33,7 @@ def test_duplicate_computes_each_policy_on_its_movers_only_with_the_same_games(e
         np.testing.assert_array_equal(runs[0][name], runs[1][name], err_msg=name)
 
 
+@pytest.mark.slow
 def test_mover_actions_take_several_passes_when_many_games_need_the_policy(match_states):
     from lost_cities.evaluation.duplicate import mover_actions
 
@@ -46,3 +48,26 @@ def test_mover_actions_take_several_passes_when_many_games_need_the_policy(match
         # gathered by their rounds' progress, in several passes: the same actions
         by_progress = mover_actions(random_policy, states, keys, need, capacity, progress)
         np.testing.assert_array_equal(by_progress, expected)
+
+
+def test_mover_actions_gather_the_games_that_need_the_policy_in_passes():
+    """The gather and scatter alone, with a policy that answers its game's index plus one:
+    each game that needs the policy gets its own answer, the others 0, whatever the number
+    of passes (capacity 3 of 11 games: four), and in progress order too."""
+    from lost_cities.evaluation.duplicate import mover_actions, mover_capacity
+
+    def index_policy(state, key):
+        return state + 1
+
+    games = jnp.arange(11, dtype=jnp.int32)
+    keys = jax.random.split(jax.random.PRNGKey(0), 11)
+    need = jnp.asarray([True, False, True, True, False, True, True, True, False, True, True])
+    expected = np.where(np.asarray(need), np.arange(11) + 1, 0)
+    progress = jnp.asarray([5, 1, 9, 0, 3, 3, 7, 2, 8, 6, 4])
+    for capacity in (1, 3, 8, 11):
+        np.testing.assert_array_equal(mover_actions(index_policy, games, keys, need, capacity), expected)
+        np.testing.assert_array_equal(
+            mover_actions(index_policy, games, keys, need, capacity, progress), expected
+        )
+    # ceil(0.55 n + 2 sqrt(n)), at most n: 80 games 44 + 17.9, 1000 games 550 + 63.2
+    assert [mover_capacity(n) for n in (1, 2, 80, 1000)] == [1, 2, 62, 614]

@@ -4,6 +4,9 @@ import subprocess
 import sys
 
 import pytest
+from tiny_loop import tiny_cfg
+
+from lost_cities.improvement.resume import prepare
 
 
 @pytest.mark.parametrize(
@@ -14,6 +17,7 @@ import pytest
         ("start=heuristic_expert", "start="),
     ],
 )
+@pytest.mark.slow
 def test_bad_settings_are_refused_naming_them_and_leave_no_run_dir(tmp_path, override, named):
     run_dir = tmp_path / "outputs" / "run"
     done = subprocess.run(
@@ -26,3 +30,20 @@ def test_bad_settings_are_refused_naming_them_and_leave_no_run_dir(tmp_path, ove
     assert done.returncode == 2  # bad input, not a crash
     assert "error: " in done.stderr and named in done.stderr and "Traceback" not in done.stderr
     assert not run_dir.exists()
+
+
+@pytest.mark.parametrize(
+    "override, named",
+    [
+        ("student.init=bogus", r"student\.init='bogus'; choose one of \['fresh', 'champion'\]"),
+        ("gate.deals=0", r"gate\.deals=0 must be a whole number > 0"),
+        ("+generate.opponents={random: 0.7, discard_only: 0.5}", "together at most 1"),
+        ("teacher.temperature=0", r"teacher\.temperature=0.* must be > 0"),
+    ],
+)
+def test_the_settings_are_checked_before_the_run_dir_is_made(tmp_path, override, named):
+    """What the command runs first (in-process here): the schema's checks, which name the
+    setting and its allowed values, before the run dir exists."""
+    with pytest.raises(Exception, match=named):
+        prepare(tiny_cfg([override]), tmp_path / "run")
+    assert not (tmp_path / "run").exists()

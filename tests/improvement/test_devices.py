@@ -52,6 +52,7 @@ def assert_same_iteration(one, other):
     assert (one / "gates" / "0001.json").read_text() == (other / "gates" / "0001.json").read_text()
 
 
+@pytest.mark.slow
 def test_two_devices_make_the_labels_and_gate_of_one(one_device, tmp_path):
     env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
     env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(__file__), env.get("PYTHONPATH", "")])
@@ -63,6 +64,7 @@ def test_two_devices_make_the_labels_and_gate_of_one(one_device, tmp_path):
     assert_same_iteration(one_device, two)
 
 
+@pytest.mark.slow
 def test_two_processes_run_the_loop_together_as_one(one_device, tmp_path):
     """``python -m lost_cities.improve`` in two processes joined by jax.distributed: process
     0's run dir gets the one-device run's labels and gate; process 1 writes nothing of its own."""
@@ -87,3 +89,14 @@ def test_two_processes_run_the_loop_together_as_one(one_device, tmp_path):
     assert_same_iteration(one_device, tmp_path / "hydra0")
     rows = (tmp_path / "hydra0" / "iterations.jsonl").read_text().splitlines()
     assert [json.loads(r)["iteration"] for r in rows] == [0, 1]
+
+
+def test_more_devices_than_the_process_sees_are_refused_before_the_run_dir_is_made(tmp_path):
+    """devices=N counts the devices the run sees (here one CPU device): more is an error
+    naming what it sees, raised before anything is written."""
+    import jax
+
+    assert jax.device_count() == 1
+    with pytest.raises(ValueError, match=r"devices=2: this run sees 1 cpu device\(s\)"):
+        prepare(tiny_cfg(["devices=2"]), tmp_path / "run")
+    assert not (tmp_path / "run").exists()

@@ -100,6 +100,7 @@ STEPS = [("generate", 1, 0), ("distill", 1, 1), ("gate", 1, None), ("record", 1,
 
 
 @pytest.mark.parametrize("phase, iteration, detail", STEPS)
+@pytest.mark.slow
 def test_a_run_stopped_in_any_phase_resumes_to_the_same_result(
     tmp_path, reference, cache_dir, full, phase, iteration, detail
 ):
@@ -119,6 +120,7 @@ def test_a_run_stopped_in_any_phase_resumes_to_the_same_result(
     assert (run_dir / "state.json").read_text() == (reference / "state.json").read_text()
 
 
+@pytest.mark.slow
 def test_the_rows_follow_the_promotion_rule_and_name_the_champion(reference):
     rows = read_rows(reference)
     assert [r["iteration"] for r in rows] == [0, 1, 2]
@@ -136,6 +138,7 @@ def test_the_rows_follow_the_promotion_rule_and_name_the_champion(reference):
     assert (reference / "curve.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_students_and_champions_are_agents_every_command_takes(reference):
     env = make_env("single_round")
     policy = make_policy(str(reference / "students" / "0002"), env)
@@ -144,6 +147,7 @@ def test_students_and_champions_are_agents_every_command_takes(reference):
     assert models.load(reference / "champions" / "0000").meta["env"] == "single_round"
 
 
+@pytest.mark.slow
 def test_a_resume_refuses_a_changed_setting_and_a_dir_that_is_no_run(reference, tmp_path):
     with pytest.raises(ValueError, match=r"student\.lr"):
         prepare(tiny_cfg([f"resume={reference}", "student.lr=0.5"]), reference)
@@ -154,6 +158,7 @@ def test_a_resume_refuses_a_changed_setting_and_a_dir_that_is_no_run(reference, 
     assert cfg.student.lr == tiny_cfg().student.lr
 
 
+@pytest.mark.slow
 def test_a_command_line_resume_needs_only_the_run_dir(reference):
     """``python -m lost_cities.improve resume=<dir>``: the defaults differ from the run's own
     settings, but only the command line's overrides are held against the run."""
@@ -169,6 +174,7 @@ def test_a_command_line_resume_needs_only_the_run_dir(reference):
     assert cfg.network == tiny_cfg().network and cfg.env.name == "single_round"
 
 
+@pytest.mark.slow
 def test_a_resumes_bigger_gates_and_longer_run_become_the_runs_settings(reference, tmp_path):
     """``resume=<dir> gate.deals=N`` writes N into the run's config.yaml, so that a later
     ``resume=<dir>`` alone keeps playing N-deal gates; the run's other settings stay."""
@@ -190,6 +196,7 @@ def test_a_resumes_bigger_gates_and_longer_run_become_the_runs_settings(referenc
     assert keep_resumed_settings(cfg, tmp_path) == []  # already the run's
 
 
+@pytest.mark.slow
 def test_a_run_from_an_earlier_runs_labels_against_a_mix_gated_against_an_opponent(reference, tmp_path):
     """One tiny run for three settings (each costs a run):
 
@@ -260,6 +267,7 @@ def test_a_run_from_an_earlier_runs_labels_against_a_mix_gated_against_an_oppone
         ),
     ],
 )
+@pytest.mark.slow
 def test_a_bad_prior_run_or_gate_opponent_is_refused_before_the_run_dir_is_written(
     reference, tmp_path, overrides, error, named
 ):
@@ -269,6 +277,7 @@ def test_a_bad_prior_run_or_gate_opponent_is_refused_before_the_run_dir_is_writt
     assert not (tmp_path / "b").exists()
 
 
+@pytest.mark.slow
 def test_a_run_saved_before_a_setting_was_added_resumes_as_it_ran(reference, tmp_path):
     """A run dir whose config.yaml predates ``gate.opponent``, ``prior`` and
     ``generate.opponents`` resumes with the values that give its behaviour (a head-to-head
@@ -289,6 +298,7 @@ def test_a_run_saved_before_a_setting_was_added_resumes_as_it_ran(reference, tmp
     assert cfg.generate.opponents == {}  # self-play
 
 
+@pytest.mark.slow
 def test_a_student_exports_with_its_runs_config(reference, tmp_path):
     """``export checkpoint=<run>/students/<i>``: a student's metadata holds no training config;
     the manifest takes its run's (name and digest), so a champion can ship to the page."""
@@ -307,3 +317,18 @@ def test_a_student_exports_with_its_runs_config(reference, tmp_path):
     shutil.copytree(reference / "students" / "0001", tmp_path / "lone")  # out of its run: no config anywhere
     with pytest.raises(ValueError, match="no training config"):
         export(tmp_path / "lone", tmp_path / "x.onnx")
+
+
+def test_a_new_run_refuses_a_dir_that_holds_files_and_a_resume_needs_a_run_dir(tmp_path):
+    """Checked before anything is written: a new run into a dir that holds files (it might be
+    another run's), and a resume of a dir that no run of the loop wrote."""
+    held = tmp_path / "held"
+    held.mkdir()
+    (held / "notes.txt").write_text("someone's")
+    with pytest.raises(FileExistsError, match=r"already holds files \(notes.txt\); resume="):
+        prepare(tiny_cfg(), held)
+    assert sorted(p.name for p in held.iterdir()) == ["notes.txt"]
+    with pytest.raises(FileNotFoundError, match="no config.yaml there"):
+        prepare(tiny_cfg([f"resume={held}"]), held)
+    cfg, run_dir = prepare(tiny_cfg(), tmp_path / "fresh" / "run")
+    assert (run_dir / "config.yaml").is_file() and cfg.resume is None

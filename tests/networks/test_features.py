@@ -56,6 +56,7 @@ def states():
     return jax.tree.map(lambda x: x[live], history)
 
 
+@pytest.mark.slow
 def test_the_rebuilt_view_has_the_true_legal_mask_and_expert_scores(states):
     @jax.vmap
     def compare(ms):
@@ -72,6 +73,7 @@ def test_the_rebuilt_view_has_the_true_legal_mask_and_expert_scores(states):
     assert float(np.max(error)) < 1e-4  # the carry read back from its /75 scaling
 
 
+@pytest.mark.slow
 def test_features_have_their_layout_and_the_expert_total_in_place(states):
     obs = jax.vmap(match_observation)(states, states.to_move)
     placement, draw = jax.jit(batched_action_features)(obs)
@@ -93,6 +95,7 @@ def test_features_have_their_layout_and_the_expert_total_in_place(states):
     np.testing.assert_allclose(np.asarray(one[1]), np.asarray(draw[5]), rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.slow
 def test_features_ignore_where_the_hidden_cards_are(states):
     """Swapping a deck card with a card of the opponent's unknown hand changes the state but
     not the mover's information, so neither the observation nor the features change."""
@@ -113,6 +116,7 @@ def test_features_ignore_where_the_hidden_cards_are(states):
         np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
 
 
+@pytest.mark.slow
 def test_a_single_round_observation_is_a_lone_last_round(states):
     rs = jax.tree.map(lambda x: x[7], states.round)
     placement, draw = action_features(observation(rs, rs.to_move))
@@ -122,6 +126,7 @@ def test_a_single_round_observation_is_a_lone_last_round(states):
     assert np.argmax(total) == int(make("heuristic_expert")(rs, jax.random.PRNGKey(0)))
 
 
+@pytest.mark.slow
 def test_the_view_built_from_the_state_is_the_decoded_view_and_gives_the_same_rows(states):
     @jax.vmap
     def views(ms, player):
@@ -138,3 +143,22 @@ def test_the_view_built_from_the_state_is_the_decoded_view_and_gives_the_same_ro
         np.testing.assert_array_equal(a, b, err_msg=field)
     for a, b in zip(rows, rows_from_built, strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_the_features_of_a_deal_mark_the_legal_deck_draws_and_the_experts_move():
+    """At a match's deal (piles empty): the rows' legal column is the engine's mask, so only
+    deck draws are legal, and the expert plays the legal action of highest total score."""
+    from lost_cities.evaluation import deal_bank
+    from lost_cities.game.match import match_reset_from
+
+    deck_orders, coins = deal_bank(1)
+    ms = match_reset_from(deck_orders[0], coins[0])
+    placement, draw = jax.jit(lambda ms: action_features(match_observation(ms, ms.to_move)))(ms)
+    assert placement.shape == (N_PLACEMENTS, N_PLACEMENT_FEATURES) and draw.shape == (96, N_DRAW_FEATURES)
+    mask = np.asarray(match_legal_action_mask(ms))
+    np.testing.assert_array_equal(np.asarray(draw[:, -1]) > 0.5, mask)
+    deck_draws = np.arange(96) % 6 == 0
+    assert mask[deck_draws].sum() > 8 and not mask[~deck_draws].any()
+    np.testing.assert_array_equal(np.asarray(draw[:, 0]), deck_draws.astype(np.float32))  # "deck"
+    total = np.where(mask, np.asarray(draw[:, EXPERT_TOTAL]), -np.inf)
+    assert np.argmax(total) == int(jax.jit(make("heuristic_expert"))(ms, jax.random.PRNGKey(0)))

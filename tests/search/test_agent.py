@@ -14,6 +14,7 @@ from lost_cities.game.engine import legal_action_mask
 from lost_cities.search import BOT_SCORES, search_policy
 
 
+@pytest.mark.slow
 def test_batched_decisions_equal_one_game_at_a_time(match_states):
     cfg = dataclasses.replace(INVARIANCE_CFG, worlds=3, candidates=3)
     policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], cfg)
@@ -26,6 +27,7 @@ def test_batched_decisions_equal_one_game_at_a_time(match_states):
 
 
 @pytest.mark.parametrize("env_name", ["single_round", "match3"])
+@pytest.mark.slow
 def test_search_plays_legal_duplicate_games(env_name):
     env = envs.make(env_name)
     policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], _cfg(worlds=2, candidates=3))
@@ -34,6 +36,7 @@ def test_search_plays_legal_duplicate_games(env_name):
     assert results["games"] == 4 and results["max_steps_rate"] == 0.0  # raises on an illegal move
 
 
+@pytest.mark.slow
 def test_search_of_one_candidate_is_the_base_policy(match_states):
     policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], _cfg(worlds=1, candidates=1))
     states = _take(match_states, np.arange(0, 200, 7))
@@ -43,6 +46,7 @@ def test_search_of_one_candidate_is_the_base_policy(match_states):
     )
 
 
+@pytest.mark.slow
 def test_round_state_search_is_legal(match_states):
     rounds = _take(match_states, np.arange(0, 100, 10)).round
     cfg = _cfg(worlds=2, candidates=3, gate_points=0.0, gate_z=0.0)
@@ -50,3 +54,24 @@ def test_round_state_search_is_legal(match_states):
     actions = jax.jit(jax.vmap(policy))(rounds, jax.random.split(jax.random.PRNGKey(4), 10))
     masks = jax.jit(jax.vmap(legal_action_mask))(rounds)
     assert np.take_along_axis(np.asarray(masks), np.asarray(actions)[:, None], axis=1).all()
+
+
+def test_the_best_challenger_is_the_best_mean_paired_gain_and_the_base_wins_ties():
+    """Candidates are compared by their mean gain over the base move (column 0) world by
+    world; an invalid one is never the best, and on a tie the lower index (the base move
+    first) is kept; the gains returned are the chosen candidate's, world by world."""
+    import jax.numpy as jnp
+
+    from lost_cities.search.agent import best_challenger
+
+    base = jnp.array([4.0, -2.0, 7.0])
+    values = jnp.stack([base, base + jnp.array([3.0, 0.0, 0.0]), base + 2.0, base + 9.0], axis=1)
+    best, gains = best_challenger(values, jnp.array([True, True, True, False]))
+    assert int(best) == 2 and np.asarray(gains).tolist() == [2.0, 2.0, 2.0]  # 2.0 beats 1.0; 3 invalid
+    tied = jnp.stack([base, base + jnp.array([3.0, 0.0, 0.0]), base + 1.0], axis=1)
+    assert int(best_challenger(tied, jnp.array([True, True, True]))[0]) == 1
+    worse = jnp.stack([base, base - 1.0], axis=1)
+    best, gains = best_challenger(worse, jnp.array([True, True]))
+    assert int(best) == 0 and np.asarray(gains).tolist() == [0.0, 0.0, 0.0]
+    bonus = jnp.array([0.0, 0.0, 0.0, 5.0])  # a prior for the invalid one changes nothing
+    assert int(best_challenger(values, jnp.array([True, True, True, False]), bonus)[0]) == 2

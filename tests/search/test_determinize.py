@@ -32,6 +32,7 @@ from lost_cities.search import BOT_SCORES, determinize, search_decision, unseen_
 pytestmark = pytest.mark.xdist_group("determinize")
 
 
+@pytest.mark.slow
 def test_positions_cover_known_cards_and_every_round(match_states):
     known = np.asarray(match_states.round.loc) >= LOC_KNOWN
     opponent_known = (
@@ -39,6 +40,28 @@ def test_positions_cover_known_cards_and_every_round(match_states):
     )
     assert opponent_known.any(axis=1).mean() > 0.2 and known.any()
     assert set(np.asarray(match_states.round_idx).tolist()) >= {0, 1}
+
+
+def test_a_world_of_a_deal_redeals_only_what_the_mover_has_not_seen():
+    """At a round's deal the mover has seen only its own hand: a world keeps it and every
+    public field, deals the opponent 8 of the other 52 cards (its hand sorted) and the deck
+    the remaining 44, and different keys deal differently."""
+    from lost_cities.search import determinize_round
+
+    order = np.random.default_rng(5).permutation(N_CARDS).astype(np.int32)
+    state = reset_from_order(order, 1)  # seat 1 to move
+    deal = jax.jit(determinize_round)
+    a, b = deal(jax.random.PRNGKey(0), state), deal(jax.random.PRNGKey(1), state)
+    for world in (a, b):
+        loc = np.asarray(world.loc)
+        np.testing.assert_array_equal(np.asarray(world.hands[1]), np.asarray(state.hands[1]))
+        np.testing.assert_array_equal(loc[np.asarray(state.hands[1])], LOC_HAND + 1)
+        assert sorted(np.asarray(world.hands[0]).tolist()) == np.flatnonzero(loc == LOC_HAND).tolist()
+        assert sorted(loc[loc < LOC_HAND].tolist()) == list(range(2 * HAND_SIZE, N_CARDS))
+        for field in PUBLIC_ROUND_FIELDS:
+            np.testing.assert_array_equal(getattr(world, field), getattr(state, field), err_msg=field)
+    assert not np.array_equal(np.asarray(a.loc), np.asarray(b.loc))
+    assert not np.array_equal(np.asarray(a.hands[0]), np.asarray(state.hands[0]))
 
 
 # ---- worlds ---------------------------------------------------------------------------------------
@@ -57,6 +80,7 @@ def worlds(match_states, request):
     return states, per_key  # per_key: leading axes [key, position]
 
 
+@pytest.mark.slow
 def test_world_gives_the_mover_the_same_observations_and_mask(worlds):
     states, per_key = worlds
     mover = states.to_move
@@ -74,6 +98,7 @@ def test_world_gives_the_mover_the_same_observations_and_mask(worlds):
             np.testing.assert_array_equal(getattr(world.round, name), getattr(states.round, name))
 
 
+@pytest.mark.slow
 def test_world_hidden_cards_are_a_permutation_of_the_unseen_cards(worlds):
     states, per_key = worlds
     changed = 0
@@ -100,6 +125,7 @@ def test_world_hidden_cards_are_a_permutation_of_the_unseen_cards(worlds):
     assert not np.array_equal(np.asarray(_take(per_key, 0).deal_loc), np.asarray(states.deal_loc))
 
 
+@pytest.mark.slow
 def test_world_deals_the_unseen_cards_uniformly(match_states):
     """Each unseen card lands in the opponent's hand with probability (unknown slots) /
     (unseen cards): the true hand is not favoured."""
@@ -169,6 +195,7 @@ def invariance_positions(match_states):
 
 
 @pytest.mark.parametrize("variant", ["plain", "inference", "belief", "confirm", "critic_leaf"])
+@pytest.mark.slow
 def test_search_decision_does_not_change_when_the_hidden_cards_are_permuted(
     invariance_positions, variant, full
 ):
@@ -202,6 +229,7 @@ def test_search_decision_does_not_change_when_the_hidden_cards_are_permuted(
     assert (np.asarray(info["index"]) != 0).sum() >= 5  # it does search: it leaves the base move
 
 
+@pytest.mark.slow
 def test_the_invariance_check_catches_a_search_that_reads_the_true_cards(invariance_positions, monkeypatch):
     """The same check on a cheating search (rollouts in the true world) fails: the test has power."""
     from lost_cities.search import inference
@@ -211,6 +239,7 @@ def test_the_invariance_check_catches_a_search_that_reads_the_true_cards(invaria
     assert (np.asarray(info_p["values"]) != np.asarray(info["values"])).any(axis=(1, 2)).mean() > 0.5
 
 
+@pytest.mark.slow
 def test_the_invariance_check_catches_a_belief_that_reads_the_true_hand(invariance_positions):
     """A belief whose logits favour the opponent's true hand fails the same check."""
     from lost_cities.game.views import current_round, with_round

@@ -19,6 +19,7 @@ def _deck_left(states):
     return N_CARDS - np.asarray(states.round.deck_ptr, int)
 
 
+@pytest.mark.slow
 def test_endgame_policy_decides_by_the_deck_and_runs_one_phase_per_batch(match_states):
     """One game at a time and in batches, the end game's policy decides exactly where at most
     ``deck_left`` cards are left; a batch whose needed games are all in one phase runs only
@@ -64,9 +65,11 @@ def test_endgame_policy_decides_by_the_deck_and_runs_one_phase_per_batch(match_s
     np.testing.assert_array_equal(gathered, expected)
 
 
-def test_endgame_knobs_are_checked_and_build_the_late_search(match_states):
-    endgame = {"deck_left": 6, "worlds": 3, "candidates": 5, "gate_points": 0.0}
-    cfg = _cfg(worlds=2, candidates=2, endgame=endgame)
+ENDGAME = {"deck_left": 6, "worlds": 3, "candidates": 5, "gate_points": 0.0}
+
+
+def test_endgame_knobs_are_checked_and_make_the_late_config():
+    cfg = _cfg(worlds=2, candidates=2, endgame=ENDGAME)
     late = cfg.endgame_config()
     assert (late.worlds, late.candidates, late.gate_points, late.endgame) == (3, 5, 0.0, None)
     assert cfg.endgame_deck_left == 6 and "with 6 or fewer cards in the deck" in cfg.describe()
@@ -81,9 +84,15 @@ def test_endgame_knobs_are_checked_and_build_the_late_search(match_states):
     ):
         with pytest.raises(ValueError, match=message):
             _cfg(endgame=bad)
-    # The search with an end game: its end game is the late config's search, its opening the
-    # opening's (the same decisions), switched at the deck_left it was given (the switch
-    # itself: the test above). The two phases decide differently here, so a mix-up shows.
+
+
+@pytest.mark.slow
+def test_an_endgame_search_is_the_late_search_late_and_the_opening_before(match_states):
+    """The search with an end game: its end game is the late config's search, its opening the
+    opening's (the same decisions), switched at the deck_left it was given (the switch itself:
+    the test above). The two phases decide differently here, so a mix-up shows."""
+    cfg = _cfg(worlds=2, candidates=2, endgame=ENDGAME)
+    late = cfg.endgame_config()
     policy = search_policy(EXPERT, BOT_SCORES["heuristic_expert"], cfg)
     states = _take(match_states, np.arange(0, match_states.round_idx.shape[0], 30))
     keys = jax.random.split(jax.random.PRNGKey(5), states.round_idx.shape[0])

@@ -15,6 +15,29 @@ from lost_cities.game.sampling import uniform_legal_action
 pytestmark = pytest.mark.xdist_group("inference")
 
 
+def test_the_first_moves_of_a_round_are_undone_exactly():
+    """``previous_decision`` on the first two moves of a dealt round, a deck draw and then a
+    pile draw of the card just discarded: each rebuilds the state before it, every field,
+    the move history included (so the two rewinds chain back to the deal)."""
+    from lost_cities.game.engine import legal_action_mask, reset_from_order, step
+    from lost_cities.search.inference import previous_decision
+
+    order = np.random.default_rng(11).permutation(60).astype(np.int32)
+    deal = reset_from_order(order, 0)
+    step, undo = jax.jit(step), jax.jit(previous_decision)
+    first = step(deal, 6)[0]  # seat 0 discards its slot 0 card and draws the deck's top, order[16]
+    colour = int(deal.hands[0][0]) // 12
+    slot = next(i for i, card in enumerate(np.asarray(deal.hands[1]).tolist()) if card // 12 != colour)
+    take = slot * 12 + 6 + 1 + colour  # seat 1 discards another colour and takes that card
+    assert bool(legal_action_mask(first)[take])
+    second = step(first, take)[0]
+    assert int(second.loc[int(deal.hands[0][0])]) == LOC_KNOWN + 1  # now known to be seat 1's
+    for after, before, deck_card in ((first, deal, int(order[16])), (second, first, 0)):
+        rebuilt = undo(after, deck_card)
+        for field in before.__dataclass_fields__:
+            np.testing.assert_array_equal(getattr(rebuilt, field), getattr(before, field), err_msg=field)
+
+
 @pytest.fixture(scope="module")
 def expert_plies():
     """``(before, action, by_expert, after)`` of every move of 8 matches that did not end a
@@ -40,6 +63,7 @@ def expert_plies():
     return _take(before, keep), np.asarray(moves)[keep], np.asarray(by_expert)[keep], _take(after, keep)
 
 
+@pytest.mark.slow
 def test_the_rebuilt_decision_is_the_state_the_move_was_made_in(expert_plies):
     """``previous_decision`` undoes a move exactly, given the card drawn from the deck (in
     a world it is one of the opponent's unknown cards): every field, the move history one
@@ -92,6 +116,7 @@ def expert_positions():
 
 
 @pytest.mark.parametrize("moves", [1, 4])
+@pytest.mark.slow
 def test_worlds_kept_by_inference_explain_the_opponents_moves_more_often(expert_positions, moves):
     """Against the expert, with the expert as the model: the true world explains more of the
     opponent's latest moves than a uniform world does (the evidence is real), and the worlds

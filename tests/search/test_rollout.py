@@ -8,12 +8,12 @@ import pytest
 from search_common import EXPERT, _take
 
 from lost_cities.bots import make
-from lost_cities.game.match import match_legal_action_mask
+from lost_cities.game.match import match_legal_action_mask, match_reset
 from lost_cities.search import determinize, expert_scores, match_value, top_candidates
 
 
-def test_match_value_counts_the_carry_the_start_and_the_utility(match_states):
-    state = _take(match_states, 0)
+def test_match_value_counts_the_carry_the_start_and_the_utility():
+    state = match_reset(jax.random.PRNGKey(0))
     finished = state.round.replace(
         done=jnp.bool_(True),
         exp_sum=jnp.zeros((2, 5), jnp.int8).at[0, 0].set(30),
@@ -75,6 +75,7 @@ def _rollouts(worlds, actions, keys, policy, depth=None, **models):
     return np.asarray(run(worlds, actions, keys))
 
 
+@pytest.mark.slow
 def test_opponent_model_plays_the_other_seat_in_the_rollouts(match_states):
     """``opponent_rollout``: every rollout value equals a ply-by-ply replay in which the
     searching seat moves by the rollout policy and the other seat by the opponent model (to
@@ -94,6 +95,7 @@ def test_opponent_model_plays_the_other_seat_in_the_rollouts(match_states):
     assert not np.array_equal(values, one_policy)
 
 
+@pytest.mark.slow
 def test_next_move_makes_the_searching_seats_next_decision_in_the_rollouts(match_states):
     """``next_move``: the searching seat's first decision after the other seat's reply (ply
     1 of the rollout) is that policy's, every other ply the rollout policy's; with the
