@@ -167,15 +167,22 @@ def check(cfg):
         for i, o in enumerate(opponents)
     ]
     under_root(cfg.claims.dir, "claims.dir")
-    new_file = None  # the .onnx this ship exports that no chain of tools/lineage.yaml writes yet
-    if agent.checkpoint and not (root / PAGE / agent.model).exists():
-        new_file = f"{PAGE}/{agent.model}"
-    if agent.search and not (root / PAGE / agent.belief_file).exists():
-        new_file = f"{PAGE}/{agent.belief_file}"
     lineage_text = (root / LINEAGE).read_text()
     chained = {net["file"] for net in (yaml.safe_load(lineage_text) or {}).get("nets") or []}
+    new_file = None  # the .onnx this ship exports that no chain of tools/lineage.yaml writes yet
+    exported = {agent.model: bool(agent.checkpoint), agent.belief_file: agent.search}
+    for name, exports in exported.items():
+        file = f"{PAGE}/{name}"
+        if name is None or file in chained:
+            continue
+        if not exports or (root / file).exists():
+            raise ValueError(
+                f"{file} has no chain in {LINEAGE}: add the commands that made it there (docs/results.md's "
+                "lineage) before shipping it"
+            )
+        new_file = file
     chain = None
-    if new_file and new_file not in chained:
+    if new_file:
         if cfg.lineage is None:
             raise ValueError(
                 f"{new_file} is a new file of the page and {LINEAGE} has no chain for it: give "
@@ -284,13 +291,14 @@ def claim(cfg, plan, spec, entry, dirs, run_dir, cache):
 def check_paired(results, spec, replaced, run_dir, record):
     """The paired claim's margin interval over the replaced agent must be above 0; else Refused."""
     versus = results["versus_baseline"]
-    if versus["margin_diff_lower"] > 0:
+    low, high = versus["margin_diff_lower"], versus["margin_diff_upper"]
+    if low is not None and low > 0:
         return
+    interval = "no interval (too few deals)" if low is None else f"[{low:+.2f}, {high:+.2f}]"
     message = (
         f"refused: {spec} is not better than {replaced}, the agent the level has now: paired against "
-        f"{results['opponent']} over {versus['deals']:,} deals its margin is {versus['margin_diff']:+.2f} "
-        f"[{versus['margin_diff_lower']:+.2f}, {versus['margin_diff_upper']:+.2f}] points a match over "
-        "it, an interval not above 0; nothing was written"
+        f"{results['opponent']} over {versus['deals']:,} deals its margin over it is "
+        f"{versus['margin_diff']:+.2f} points a match, {interval}, not above 0; nothing was written"
     )
     (run_dir / "ship.json").write_text(json_text({**record, "refused": message}))
     raise Refused(message)

@@ -204,6 +204,7 @@ def fingerprint(spec, where):
 def fresh_claim(dirs, settings):
     """``(path, results)`` of a results file in ``dirs`` made with exactly ``settings`` (the claim's
     ``ship.settings``: specs, deals, bank, seed and the agents' fingerprints), or None."""
+    settings = json.loads(json.dumps(settings))  # as a results file holds them (a tuple is a list)
     for directory in dirs:
         for path in sorted(Path(directory).glob("*.json")) if Path(directory).is_dir() else ():
             try:

@@ -21,11 +21,12 @@ import pytest
 import yaml
 from omegaconf import OmegaConf
 
-from lost_cities.cli.ship import check, ladder_players
+from lost_cities.cli.ship import check, check_paired, ladder_players
 from lost_cities.export.ladder import read_pairs, steps, verdict
 from lost_cities.export.results_table import read_claims, render
 from lost_cities.export.ship import (
     Agent,
+    Refused,
     Stage,
     claims_with,
     fresh_claim,
@@ -72,19 +73,11 @@ def copy_page(root):
 
 
 def cut_ladder(root):
-    """The copy's ladder without the Master (the search) and its tournament cut to ``KEPT``: a ship's
-    tournament then plays four pairs, no search."""
+    """The copy's ladder without the Master (the search stays listed, off the ladder) and its
+    tournament cut to ``KEPT``: a ship's tournament then plays four pairs, no search."""
     index = json.loads((root / "web/public/agents.json").read_text())
-    search = next(e for e in index["agents"] if e.get("search"))
-    index["agents"].remove(search)
+    next(e for e in index["agents"] if e.get("search")).pop("level")
     (root / "web/public/agents.json").write_text(json.dumps(index, indent=2) + "\n")
-    claims = [(a, f) for a, f in read_claims(root / "tools/claims.yaml") if a != search["id"]]
-    from lost_cities.export.results_table import claims_text
-
-    (root / "tools/claims.yaml").write_text(claims_text(claims))
-    lineage = yaml.safe_load((root / "tools/lineage.yaml").read_text())
-    lineage["nets"] = [n for n in lineage["nets"] if n["file"] != f"web/public/{search['search']['belief']}"]
-    (root / "tools/lineage.yaml").write_text(yaml.safe_dump(lineage, sort_keys=False))
     table = json.loads((root / LADDER / "ratings.json").read_text())
     table["players"] = [row for row in table["players"] if row["player"] in KEPT]
     table["pairs"] = [p for p in table["pairs"] if p["a"] in KEPT and p["b"] in KEPT]
@@ -206,6 +199,14 @@ def test_a_checkpoint_needs_an_id_and_a_chain(page, tmp_path, monkeypatch):
     assert [c["deals"] for c in plan["claims"]] == [10000] * 4
 
 
+def test_a_net_without_a_chain_is_refused(page):
+    lineage = yaml.safe_load((page / "tools/lineage.yaml").read_text())
+    lineage["nets"] = [net for net in lineage["nets"] if net["net"] != "improve-c4"]
+    (page / "tools/lineage.yaml").write_text(yaml.safe_dump(lineage, sort_keys=False))
+    with pytest.raises(ValueError, match="web/public/improve-c4.onnx has no chain in tools/lineage.yaml"):
+        check(ship_cfg(page, "agent=improve-c4.onnx", "level=Expert"))
+
+
 def test_a_search_claims_on_search_deals_and_its_id_names_its_net(page):
     plan = check(ship_cfg(page, "agent=search/belief:web/public/improve-d4.onnx", "level=Master"))
     assert plan["id"] == "improve-d4-search" and plan["agent"].belief_file == "bc-ppo-xi6-bal2700-belief.onnx"
@@ -244,11 +245,24 @@ def test_the_agent_takes_the_level_and_the_one_it_replaces_stays_listed(page):
     }
 
 
+@pytest.mark.parametrize(("low", "high"), [(-1.5, 4.0), (None, None)])
+def test_a_paired_margin_not_above_zero_is_refused(tmp_path, low, high):
+    versus = {"deals": 4, "margin_diff": 1.25, "margin_diff_lower": low, "margin_diff_upper": high}
+    with pytest.raises(Refused, match="not better than b, the agent the level has now.*not above 0"):
+        check_paired({"opponent": "heuristic_expert", "versus_baseline": versus}, "a", "b", tmp_path, {})
+    assert json.loads((tmp_path / "ship.json").read_text())["refused"].startswith("refused: a")
+    above = {**versus, "margin_diff_lower": 0.5, "margin_diff_upper": 2.0}
+    check_paired({"opponent": "heuristic_expert", "versus_baseline": above}, "a", "b", tmp_path, {})
+
+
 def test_a_claim_is_fresh_only_with_the_same_settings_and_files(tmp_path):
     settings = {"agent": "web/public/x.onnx", "deals": 4, "fingerprints": {"agent": {"model_sha256": "ab"}}}
     (tmp_path / "a.json").write_text(json.dumps({"win_rate": 0.6, "ship": {"settings": settings}}))
     (tmp_path / "b.json").write_text("not json")
     assert fresh_claim([tmp_path / "missing", tmp_path], settings)[0] == tmp_path / "a.json"
+    knobs = {**settings, "fingerprints": {"agent": {"scales": (0.0, 1.0)}}}  # a search preset's tuple
+    (tmp_path / "c.json").write_text(json.dumps({"ship": {"settings": knobs}}))
+    assert fresh_claim([tmp_path], knobs)[0] == tmp_path / "c.json"
     assert fresh_claim([tmp_path], {**settings, "deals": 5}) is None
     assert fresh_claim([tmp_path], {**settings, "fingerprints": {"agent": {"model_sha256": "cd"}}}) is None
 
