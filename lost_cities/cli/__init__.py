@@ -13,6 +13,7 @@ this package) and as the console script ``lost-cities-<verb>`` (``[project.scrip
 | ``tournament``   | ``conf/cli/tournament.yaml``         | ``a`` vs ``b``, or all-play-all ratings       |
 | ``carry_probe``  | ``conf/cli/carry_probe.yaml``        | ``evaluation.carry.carry_probe``: round 3     |
 | ``export``       | ``conf/cli/export.yaml``             | ``export.export``: ONNX + manifest            |
+| ``ship``         | ``conf/cli/ship.yaml``               | ``export.ship``'s steps: an agent on the page |
 | ``belief``       | ``conf/cli/belief.yaml``             | fit, check or export a learned belief         |
 | ``search_bench`` | ``conf/cli/search_bench.yaml``       | ``benchmarks.search.search_cost``             |
 | ``replay``       | argparse (a game log)                | ``game.replay``: web games through the engine |
