@@ -67,7 +67,8 @@ def start_elsewhere(data):
 
 
 def write_outside_the_clone(data):
-    net(data, "bc-ppo-af1")["steps"][0]["writes"] = "/work/runs/clone0"
+    # An absolute path (this machine's, made at run time: the repository names none).
+    net(data, "bc-ppo-af1")["steps"][0]["writes"] = str(Path.cwd().absolute() / "runs" / "clone0")
 
 
 def rename_the_export(data):
