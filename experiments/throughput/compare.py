@@ -1,6 +1,7 @@
 """Side by side: this checkout's benchmarks against another commit's, interleaved on one machine.
 
-    python experiments/throughput/compare.py --base-tree /path/to/worktree-of-bb7f962 --rounds 3
+    git worktree add outputs/base-tree bb7f962
+    python experiments/throughput/compare.py --base-tree outputs/base-tree --rounds 3
 
 Each round runs, for each tree (the order alternating from round to round), the engine and
 training bench (``python -m lost_cities.bench``) and the search bench (preset ``belief`` on
