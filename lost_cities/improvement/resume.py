@@ -5,12 +5,12 @@ refusing overrides that would change what it computed (named)."""
 
 from pathlib import Path
 
-from hydra.core.hydra_config import HydraConfig
 from omegaconf import OmegaConf
 
 from lost_cities.improvement import config as schema
 from lost_cities.improvement.resolve import check_devices, resolve_prior, start_spec, teacher_config
 from lost_cities.improvement.run_dir import CONFIG_FILE
+from lost_cities.training.resume import hydra_overrides, override_key
 
 # Overrides a resume may give: none changes what the iterations already done compute (a
 # gate's size applies from the next gate on; each gate starts where the last one ended).
@@ -68,20 +68,12 @@ def _conflicts(cfg, saved, overrides):
         theirs = dict(_flat(OmegaConf.to_container(saved, resolve=True)))
         keys = set(mine) | set(theirs)
         return sorted(k for k in keys if not _allowed(k) and mine.get(k) != theirs.get(k))
-    keys = [o.lstrip("+~").split("=", 1)[0] for o in overrides]
+    keys = [override_key(o) for o in overrides]
     return sorted(
         k
         for k in keys
         if not k.startswith("hydra.") and not _allowed(k) and _value(cfg, k) != _value(saved, k)
     )
-
-
-def _hydra_overrides():
-    """The command line's overrides, or None outside a Hydra app."""
-    try:
-        return list(HydraConfig.get().overrides.task)
-    except ValueError:
-        return None
 
 
 def saved_config(run_dir):
@@ -120,7 +112,7 @@ def prepare(cfg, run_dir, overrides=None):
             f"resume={cfg.resume}: no {CONFIG_FILE} there; pass a run dir of lost_cities.improve"
         )
     saved = saved_config(run_dir)
-    given = _hydra_overrides() if overrides is None else list(overrides)
+    given = hydra_overrides() if overrides is None else list(overrides)
     conflicts = _conflicts(cfg, saved, given)
     if conflicts:
         raise ValueError(
@@ -128,7 +120,7 @@ def prepare(cfg, run_dir, overrides=None):
             f"these differ: {conflicts}. "
             f"Only {list(RESUME_ALLOWED[1:])} may change on resume"
         )
-    given_keys = None if given is None else {o.lstrip("+~").split("=", 1)[0] for o in given}
+    given_keys = None if given is None else {override_key(o) for o in given}
     for key in RESUME_ALLOWED:  # from the command line; from Python, all of cfg's
         if given_keys is None or key in given_keys:
             OmegaConf.update(saved, key, OmegaConf.select(cfg, key), merge=False)

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
+from lost_cities.training.resume import override_key
 from lost_cities.training.run_dir import remove_if_empty
 
 ENTRIES = ("train", "pretrain")  # the entry points a stage may run
@@ -308,7 +309,7 @@ def prepare_recipe_dir(cfg, output_dir, overrides):
     recipe_dir = Path(cfg.resume).absolute()
     if not (recipe_dir / RECIPE_CONFIG).exists():
         raise FileNotFoundError(f"resume={cfg.resume}: no {RECIPE_CONFIG} there; pass a recipe dir")
-    refused = sorted({o.split("=")[0].lstrip("+~") for o in overrides} - set(RESUME_ALLOWED))
+    refused = sorted({override_key(o) for o in overrides} - set(RESUME_ALLOWED))
     if refused:
         raise ValueError(
             f"resume={cfg.resume} continues the recipe it started with; it would ignore {refused}. "

@@ -23,7 +23,7 @@ from lost_cities.training.run_dir import CONFIG_FILE
 RESUME_ALLOWED = ("resume", "progress", "ppo.total_decisions", "devices", "distributed")
 
 
-def _hydra_overrides():
+def hydra_overrides():
     """The command line's overrides (``key=value``), or None outside a Hydra app."""
     try:
         return list(HydraConfig.get().overrides.task)
@@ -31,7 +31,8 @@ def _hydra_overrides():
         return None
 
 
-def _override_key(override):
+def override_key(override):
+    """``+a.b=1``, ``~a.b`` or ``a.b=1`` -> ``a.b``: the key an override sets."""
     return override.lstrip("+~").split("=", 1)[0]
 
 
@@ -61,7 +62,7 @@ def resume_conflicts(cfg, saved, overrides, original):
         given = keys
     else:
         given = [o for o in overrides if o not in original]
-        keys = [_override_key(o) for o in given]
+        keys = [override_key(o) for o in given]
     conflicts = []
     for override, key in zip(given, keys, strict=True):
         if key.startswith("hydra.") or any(key == a or key.startswith(a + ".") for a in RESUME_ALLOWED):
@@ -96,7 +97,7 @@ def prepare_run_dir(cfg, run_dir, overrides=None):
     ignore; ``ppo.total_decisions`` (more than the run has done) extends the run.
     """
     if overrides is None:
-        overrides = _hydra_overrides()
+        overrides = hydra_overrides()
     if cfg.resume is None:
         schema.validate(cfg)
         check_best_metric(cfg)
@@ -127,7 +128,7 @@ def prepare_run_dir(cfg, run_dir, overrides=None):
         )
     saved.resume = str(run_dir)
     saved.progress, saved.devices, saved.distributed = cfg.progress, cfg.devices, cfg.distributed
-    if overrides is None or any(_override_key(o) == "ppo.total_decisions" for o in overrides):
+    if overrides is None or any(override_key(o) == "ppo.total_decisions" for o in overrides):
         extend_budget(saved.ppo, cfg.ppo.total_decisions)
     schema.validate(saved)
     return saved, run_dir

@@ -35,7 +35,12 @@ def play_logged_game(seed):
         actions.append(action)
         if int(ms.round_idx) != round_idx or bool(ms.done):
             carries.append(np.asarray(ms.carry).astype(int).tolist())
-    game = {
+    return web_log(deck_orders, coins, actions, carries[-1]), carries
+
+
+def web_log(deck_orders, coins, actions, final_carry):
+    """A match3 game as the web page logs it."""
+    return {
         "format": LOG_FORMAT,
         "version": LOG_VERSION,
         "env": "match3",
@@ -43,9 +48,8 @@ def play_logged_game(seed):
         "coins": coins,
         "seats": ["human", "agent"],
         "actions": actions,
-        "final_carry": carries[-1],
+        "final_carry": final_carry,
     }
-    return game, carries
 
 
 @pytest.fixture(scope="module")
@@ -66,16 +70,7 @@ def test_replay_reproduces_round_scores_and_totals(logged):
 def hand_scored_game():
     """tests/hand_scored.py's match as the web page logs it."""
     deck_orders, coins, actions = hand_scored.match()
-    return {
-        "format": LOG_FORMAT,
-        "version": LOG_VERSION,
-        "env": "match3",
-        "deck_orders": deck_orders,
-        "coins": coins,
-        "seats": ["human", "agent"],
-        "actions": actions,
-        "final_carry": hand_scored.TOTALS,
-    }
+    return web_log(deck_orders, coins, actions, hand_scored.TOTALS)
 
 
 def test_replay_scores_a_hand_scored_match():
