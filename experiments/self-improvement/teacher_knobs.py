@@ -75,14 +75,15 @@ def span(text):
     return int(first), int(last or first)
 
 
-def positions(run_dir, iterations, count, env):
-    """``count`` game states from the chunk carries of ``run_dir``'s ``iterations``."""
+def positions(run_dir, iterations, count, env, stride=1):
+    """``count`` game states from the chunk carries of ``run_dir``'s ``iterations`` (every
+    ``stride``-th chunk's)."""
     saved = OmegaConf.load(run_dir / "config.yaml").generate
     games = saved.games
     key = jax.random.PRNGKey(0)
     template = Games(jax.vmap(env.init)(jax.random.split(key, games)), key)
     states = []
-    for path in dataset.span_paths(run_dir, *iterations, saved.chunks):
+    for path in list(dataset.span_paths(run_dir, *iterations, saved.chunks))[::stride]:
         states.append(dataset.read_carry(path, template).states)
         if len(states) * games >= count:
             break
@@ -98,10 +99,10 @@ def batches(tree, size, batch):
         yield jax.tree.map(lambda x, first=first: x[first : first + batch], tree)
 
 
-def scored(agent, env, worlds, rollout, belief, states, keys, batch):
-    """Per position: the top-8 candidates, their validity, the search's values [W, 8] and the
-    net's preference of each over its own move (nats)."""
-    cfg = load_preset("fast", worlds=worlds, candidates=MAX_CANDIDATES, prior_points=1.0)
+def scored(agent, env, worlds, rollout, belief, states, keys, batch, candidates=MAX_CANDIDATES):
+    """Per position: the top ``candidates``, their validity, the search's values [W,
+    candidates] and the net's preference of each over its own move (nats)."""
+    cfg = load_preset("fast", worlds=worlds, candidates=candidates, prior_points=1.0)
     rollout_policy = None if rollout is None else make_policy(rollout, env)
     deal = None if belief is None else world_sampler(load_belief(belief, env.name))
     scores = logit_scores(agent)

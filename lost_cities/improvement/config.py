@@ -29,9 +29,44 @@ def _positive(owner, **values):
 
 
 @dataclass
+class EscalateConfig:
+    share: float = MISSING  # of each ply's positions
+    worlds: int = MISSING  # more worlds for each of them
+
+    def __post_init__(self):
+        _require(0 <= self.share <= 1, f"teacher.escalate.share={self.share}: a share, 0 to 1")
+        _require(
+            isinstance(self.worlds, int) and self.worlds >= 0,
+            f"teacher.escalate.worlds={self.worlds!r} must be a whole number >= 0",
+        )
+        _require(
+            (self.share > 0) == (self.worlds > 0),
+            f"teacher.escalate: share={self.share} and worlds={self.worlds} are both set or both 0 (off)",
+        )
+
+
+@dataclass
+class JudgeConfig:
+    positions: int = MISSING  # of the iteration's chunk carries; 0: off
+    worlds: int = MISSING  # fresh worlds judging each changed label
+
+    def __post_init__(self):
+        _require(
+            isinstance(self.positions, int) and self.positions >= 0,
+            f"teacher.judge.positions={self.positions!r} must be a whole number >= 0 (0: off)",
+        )
+        _require(
+            isinstance(self.worlds, int) and self.worlds >= 2,
+            f"teacher.judge.worlds={self.worlds!r} must be a whole number >= 2",
+        )
+
+
+@dataclass
 class TeacherConfig:
     search: str = MISSING  # a preset of conf/search
     knobs: dict[str, Any] = field(default_factory=dict)
+    escalate: EscalateConfig = MISSING
+    judge: JudgeConfig = MISSING
     temperature: float = MISSING
 
     def __post_init__(self):

@@ -33,8 +33,9 @@ from jax.tree_util import Partial
 
 from lost_cities.game.views import round_index
 from lost_cities.models import Agent
-from lost_cities.ppo.rollout import select
+from lost_cities.ppo.rollout import select as select_tree
 from lost_cities.search import search_decision
+from lost_cities.search.agent import candidate_values, gate_closeness, select
 from lost_cities.search.candidates import logit_scores
 from lost_cities.search.rollout import point_utility
 
@@ -63,7 +64,18 @@ class Labeller:
     share)`` pairs, the rest of the games self-play."""
 
     def __init__(
-        self, env, network, search, games, plies, temperature, play, deal=None, rollout=None, opponents=()
+        self,
+        env,
+        network,
+        search,
+        games,
+        plies,
+        temperature,
+        play,
+        deal=None,
+        rollout=None,
+        opponents=(),
+        escalate=(0.0, 0),
     ):
         if play not in PLAY:
             raise ValueError(f"generate.play={play!r}; choose one of {list(PLAY)}")
@@ -72,12 +84,19 @@ class Labeller:
         shares = [share for _, share in opponents]
         if any(not share > 0 for share in shares) or sum(shares) > 1 + 1e-9:
             raise ValueError(f"generate.opponents: shares {shares} must be > 0 and sum to at most 1")
+        share, worlds = escalate
+        if not 0 <= share <= 1 or worlds < 0 or (share > 0) != (worlds > 0):
+            raise ValueError(
+                f"teacher.escalate: share={share!r} (0 to 1) and worlds={worlds!r} (>= 0): both set or both 0"
+            )
+        self.escalate_count, self.escalate_worlds = (round(share * games), worlds) if worlds else (0, 0)
         self.env, self.network, self.search = env, network, search
         self.games, self.plies, self.temperature, self.play = games, plies, temperature, play
         self.deal, self.rollout = deal, rollout
         self.opponents = tuple(policy for policy, _ in opponents)
         self.shares = jnp.log(jnp.asarray([max(1.0 - sum(shares), 0.0), *shares]))  # self-play first
         self.chunk = jax.jit(self._chunk)
+        self.decide = jax.jit(self._decide)
 
     def init(self, key):
         k_games, key = jax.random.split(key)
@@ -93,30 +112,89 @@ class Labeller:
         opponent = jax.random.categorical(k_opponent, self.shares, shape=(self.games,)).astype(jnp.int32)
         return opponent, jax.random.randint(k_seat, (self.games,), 0, 2, jnp.int32)
 
-    def _decision(self, params, state, key):
-        """The search's scores of one position, and the labels made of them."""
-        env, cfg = self.env, self.search
-        agent = Agent(env, self.network, params, {})
+    def _search(self, params, state, key):
+        """The search's scores of one position: ``info`` of :func:`search_decision`."""
+        agent = Agent(self.env, self.network, params, {})
         scores = logit_scores(agent)
-        k_search, k_play = jax.random.split(key)
-        action, info = search_decision(
-            cfg, agent.policy, scores, state, k_search, rollout_policy=self.rollout, deal=self.deal
+        _, info = search_decision(
+            self.search, agent.policy, scores, state, key, rollout_policy=self.rollout, deal=self.deal
         )
-        unit = point_utility(state, cfg.scales)
-        values, valid = info["values"], info["valid"]
-        gain = jnp.mean(values - values[:, :1], axis=0) / unit  # points over the champion's move
+        return info
+
+    def _decide(self, params, states, key):
+        """The search's ``info`` for a ply's positions (``games`` of them), escalated."""
+        k_search, k_more = jax.random.split(key)
+        info = jax.vmap(Partial(self._search, params))(states, jax.random.split(k_search, self.games))
+        info["mean_gain"] = jnp.mean(info["values"] - info["values"][:, :, :1], axis=1)
+        return self._escalate(params, states, info, k_more) if self.escalate_count else info
+
+    def _escalate(self, params, states, info, key):
+        """The ``escalate_count`` positions whose best challenger is nearest its gate get
+        ``escalate_worlds`` more worlds for it and the base move; their label and that
+        challenger's gain are made again from all the worlds (the rest keep their own)."""
+        cfg, agent = self.search, Agent(self.env, self.network, params, {})
+        unit = jax.vmap(point_utility, in_axes=(0, None))(states, cfg.scales)
+        nearest = jax.vmap(gate_closeness, in_axes=(0, 0, None, 0, 0))
+        challenger, closeness = nearest(info["values"], info["valid"], cfg, unit, info["bonus"])
+        _, chosen = jax.lax.top_k(-closeness, self.escalate_count)
+        pair = jnp.stack([jnp.zeros_like(challenger), challenger], axis=1)[chosen]  # candidate indices
+
+        def more(state, actions, key):
+            world_key, rollout_key = jax.random.split(key)
+            return candidate_values(
+                cfg,
+                state,
+                actions,
+                world_key,
+                rollout_key,
+                self.escalate_worlds,
+                agent.policy,
+                self.rollout,
+                deal=self.deal,
+            )
+
+        pick = jax.vmap(lambda x, i: x[..., i])
+        extra = jax.vmap(more)(
+            jax.tree.map(lambda x: x[chosen], states),
+            pick(info["actions"][chosen], pair),
+            jax.random.split(key, self.escalate_count),
+        )
+        first = jnp.take_along_axis(info["values"][chosen], pair[:, None, :], axis=2)
+        values = jnp.concatenate([first, extra], axis=1)  # the pair in all the worlds
+        bonus = pick(info["bonus"][chosen], pair)
+        turned, _ = jax.vmap(select, in_axes=(0, None, None, 0, 0))(
+            values, jnp.ones(2, bool), cfg, unit[chosen], bonus
+        )
+        decided = jnp.isfinite(closeness[chosen])  # no challenger: nothing to decide
+        index = (
+            info["index"]
+            .at[chosen]
+            .set(jnp.where(decided, jnp.where(turned == 1, challenger[chosen], 0), info["index"][chosen]))
+        )
+        gain = jnp.mean(values[:, :, 1] - values[:, :, 0], axis=1)
+        values_gain = (
+            info["mean_gain"]
+            .at[chosen, challenger[chosen]]
+            .set(jnp.where(decided, gain, info["mean_gain"][chosen, challenger[chosen]]))
+        )
+        return {**info, "index": index, "mean_gain": values_gain}
+
+    def _labels(self, params, state, info, key):
+        """The move played and the labels of one position from the search's ``info``."""
+        agent = Agent(self.env, self.network, params, {})
+        unit = point_utility(state, self.search.scales)
+        gain = info["mean_gain"] / unit  # points over the champion's move
         prior = info["bonus"] / unit
-        logits = jnp.where(valid, (gain + prior) / self.temperature, -jnp.inf)
-        target = jax.nn.softmax(logits)
-        champion_logits = scores(state)
+        logits = jnp.where(info["valid"], (gain + prior) / self.temperature, -jnp.inf)
+        action = info["actions"][info["index"]]
         moves = {
-            "sample": info["actions"][jax.random.categorical(k_play, logits)],
+            "sample": info["actions"][jax.random.categorical(key, logits)],
             "teacher": action,
-            "champion": jax.random.categorical(k_play, champion_logits).astype(jnp.int32),
+            "champion": jax.random.categorical(key, logit_scores(agent)(state)).astype(jnp.int32),
         }
         labels = {
             "actions": info["actions"],
-            "target": target,
+            "target": jax.nn.softmax(logits),
             "label": action,
             "base": info["actions"][0],
             "gain": gain[info["index"]],
@@ -131,7 +209,9 @@ class Labeller:
         mover = jax.vmap(env.to_move)(states)
         obs = jax.vmap(env.observe)(states, mover)
         mask = jax.vmap(env.legal_mask)(states)
-        action, labels = jax.vmap(Partial(self._decision, params))(states, jax.random.split(k_decide, n))
+        k_search, k_play = jax.random.split(k_decide)
+        info = self._decide(params, states, k_search)
+        action, labels = jax.vmap(Partial(self._labels, params))(states, info, jax.random.split(k_play, n))
         labels = {"obs": obs, "mask": mask, **labels}
         if self.opponents:
             k_moves, k_draw = jax.random.split(jax.random.fold_in(key, 1))
@@ -142,7 +222,7 @@ class Labeller:
             labels["own"] = ~theirs
         states, _, done = jax.vmap(env.step)(states, action)
         fresh = jax.vmap(env.init)(jax.random.split(k_reset, n))
-        games = games.replace(states=select(done, fresh, states))
+        games = games.replace(states=select_tree(done, fresh, states))
         if self.opponents:  # a redealt game is dealt its opponent afresh
             opponent, seat = self._draw(k_draw)
             games = games.replace(

@@ -1,19 +1,22 @@
 """The loop: ``python -m lost_cities.improve`` calls :func:`run` (conf/improve.yaml).
 
-Iteration ``i`` has four phases, each leaving files from which a stopped run (``kill -9``
+Iteration ``i`` has five phases, each leaving files from which a stopped run (``kill -9``
 anywhere, or ``time_limit_minutes``) resumes exactly:
 
 1. **generate**: ``generate.chunks`` chunks of labelled self-play positions
    (:mod:`~lost_cities.improvement.labels`), ``labels/<i>/chunk-<k>.npz``; a chunk is
    written whole with the games' carry, and a resume starts at the first missing one;
-2. **distill**: a student fitted to the pooled labels of the last ``student.window``
+2. **judge**: the teacher's gain over the champion without its selection bias, on
+   ``teacher.judge.positions`` of the chunks' carried positions
+   (:mod:`~lost_cities.improvement.judge`), ``judged/<i>.json``;
+3. **distill**: a student fitted to the pooled labels of the last ``student.window``
    iterations (:mod:`~lost_cities.improvement.distill`), checkpointed after every epoch in
    ``students/<i>`` (an ordinary checkpoint dir: ``evaluate agent=<run>/students/<i>``);
-3. **gate**: the student against the champion, a paired duplicate match on deals no
+4. **gate**: the student against the champion, a paired duplicate match on deals no
    iteration trains on (bank v1 from ``gate.first``, fresh deals every iteration),
    ``gates/<i>.json``; the rule promotes it when the margin's interval is above 0 (with
    ``gate.opponent``, both play that opponent and the rule reads their deal-by-deal difference);
-4. **record**: the champion's anchors (the learning curve: the same deals every
+5. **record**: the champion's anchors (the learning curve: the same deals every
    iteration, against ``anchors.opponents`` and the first champion), one row in
    ``iterations.jsonl`` and W&B, ``curve.png``, and ``state.json`` (the iteration done and
    the champion), written last: a row past ``state.json`` is dropped on resume.
@@ -51,7 +54,7 @@ from lost_cities import distributed, models, parallel
 from lost_cities.checkpoints import Checkpoints, restore, steps
 from lost_cities.envs import make as make_env
 from lost_cities.evaluation import compare, deal_bank, play_duplicate, summarise
-from lost_cities.improvement import dataset
+from lost_cities.improvement import dataset, judge
 from lost_cities.improvement.distill import Distiller, init_params
 from lost_cities.improvement.labels import Labeller, own_decisions
 from lost_cities.improvement.report import plot_curve
@@ -166,6 +169,31 @@ class Loop:
         distributed.barrier(f"iteration {iteration}'s labels are written")
         return dataset.count(dataset.chunk_paths(self.run_dir, iteration, cfg.chunks)), made
 
+    def judge(self, iteration, champion):
+        """The teacher's unbiased gain on a sample of the iteration's positions
+        (:mod:`~lost_cities.improvement.judge`), ``judged/<i>.json``; ``{}`` when off."""
+        cfg = self.cfg.teacher.judge
+        path = self.run_dir / "judged" / f"{iteration:04d}.json"
+        if cfg.positions == 0:
+            return {}
+        if path.exists():
+            return json.loads(path.read_text())
+        labeller = self._labeller(champion)
+        chunks = self.cfg.generate.chunks
+        spread = np.unique(np.linspace(0, chunks - 1, cfg.positions // labeller.games).round().astype(int))
+        template = labeller.init(jax.random.fold_in(self.key, 1))
+        paths = [dataset.chunk_path(self.run_dir, iteration, k) for k in spread]
+        carries = [dataset.read_carry(path, template) for path in paths]
+        states = jax.tree.map(lambda *x: np.concatenate(x), *(c.states for c in carries))
+        key = jax.random.fold_in(jax.random.fold_in(self.key, 5), iteration)
+        result = judge.summary(judge.judged_gains(labeller, champion.params, states, key, cfg.worlds))
+        if self.writes:
+            path.parent.mkdir(exist_ok=True)
+            write_json(path, result)
+        distributed.barrier(f"iteration {iteration}'s teacher is judged")
+        self._step("judge", iteration)
+        return result
+
     def _labeller(self, champion):
         cfg = self.cfg
         return _labeller(
@@ -177,6 +205,7 @@ class Loop:
             cfg.teacher.temperature,
             cfg.generate.play,
             tuple(sorted(cfg.generate.opponents.items())),
+            (cfg.teacher.escalate.share, cfg.teacher.escalate.worlds),
         )
 
     def _games_before(self, iteration, k, labeller):
@@ -332,7 +361,7 @@ def _distiller(network_key, targets, lr, epochs, minibatch_size, n_labels):
 
 
 @functools.lru_cache(maxsize=4)
-def _labeller(env_name, network_cfg, teacher, games, plies, temperature, play, opponents):
+def _labeller(env_name, network_cfg, teacher, games, plies, temperature, play, opponents, escalate):
     """One labeller (one compiled chunk) per config, shared by every champion of a run and
     by runs of the same config in one process (a resumed run, the tests)."""
     env = make_env(env_name)
@@ -340,7 +369,7 @@ def _labeller(env_name, network_cfg, teacher, games, plies, temperature, play, o
     deal = None if teacher.belief is None else world_sampler(load_belief(teacher.belief, env_name))
     rollout = None if teacher.rollout is None else make_policy(teacher.rollout, env)
     mix = tuple((make_policy(name, env), share) for name, share in opponents)
-    return Labeller(env, network, teacher, games, plies, temperature, play, deal, rollout, mix)
+    return Labeller(env, network, teacher, games, plies, temperature, play, deal, rollout, mix, escalate)
 
 
 def _floats(metrics):
@@ -390,6 +419,8 @@ def improve(cfg, run_dir, on_step=None, logger=None):
         times, clock = {}, time.perf_counter()
         labels, made = loop.generate(i, champion)
         times["time/generate"], clock = time.perf_counter() - clock, time.perf_counter()
+        judged = loop.judge(i, champion)
+        times["time/judge"], clock = time.perf_counter() - clock, time.perf_counter()
         distilled = loop.distill(i, champion)
         times["time/distill"], clock = time.perf_counter() - clock, time.perf_counter()
         student_dir = f"students/{i:04d}"
@@ -408,6 +439,7 @@ def improve(cfg, run_dir, on_step=None, logger=None):
             "iteration": i,
             "labels/made": labels,
             **distilled,
+            **judged,
             **{f"gate/{m}": gate[m] for m in _GATE_METRICS},
             **{f"gate/versus_champion/{m}": v for m, v in gate.get("versus_champion", {}).items()},
             "promoted": promoted,

@@ -32,8 +32,14 @@ def teacher_config(teacher):
     return cfg
 
 
-def check_devices(cfg):
+def check_generation(cfg):
     parallel.check_divides(parallel.make_mesh(cfg.devices), cfg.generate.games, "generate.games")
+    judge, generate = cfg.teacher.judge, cfg.generate
+    if judge.positions % generate.games or judge.positions > generate.games * generate.chunks:
+        raise ValueError(
+            f"teacher.judge.positions={judge.positions}: the judge labels whole chunk carries of "
+            f"generate.games={generate.games} positions, at most generate.chunks={generate.chunks} of them"
+        )
 
 
 def resolve_prior(cfg, run_dir):

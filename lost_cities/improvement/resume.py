@@ -8,7 +8,7 @@ from pathlib import Path
 from omegaconf import OmegaConf
 
 from lost_cities.improvement import config as schema
-from lost_cities.improvement.resolve import check_devices, resolve_prior, start_spec, teacher_config
+from lost_cities.improvement.resolve import check_generation, resolve_prior, start_spec, teacher_config
 from lost_cities.improvement.run_dir import CONFIG_FILE
 from lost_cities.training.resume import hydra_overrides, override_key
 
@@ -36,6 +36,8 @@ ADDED_SETTINGS = {
     "gate.opponent": None,
     "prior": {"run": None, "iterations": None},
     "generate.opponents": {},
+    "teacher.escalate": {"share": 0.0, "worlds": 0},
+    "teacher.judge": {"positions": 0, "worlds": 256},
 }
 
 
@@ -94,7 +96,7 @@ def prepare(cfg, run_dir, overrides=None):
         teacher_config(cfg.teacher)
         if cfg.start is not None:
             start_spec(cfg.start)
-        check_devices(cfg)
+        check_generation(cfg)
         run_dir = Path(run_dir).absolute()
         resolve_prior(cfg, run_dir)
         files = [p.name for p in run_dir.iterdir() if p.name != ".lock"] if run_dir.exists() else []
@@ -124,7 +126,7 @@ def prepare(cfg, run_dir, overrides=None):
     for key in RESUME_ALLOWED:  # from the command line; from Python, all of cfg's
         if given_keys is None or key in given_keys:
             OmegaConf.update(saved, key, OmegaConf.select(cfg, key), merge=False)
-    check_devices(saved)
+    check_generation(saved)
     saved.resume = str(run_dir)
     OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(schema.ImproveConfig), saved))
     return saved, run_dir

@@ -8,6 +8,7 @@ readers and writers, as :mod:`lost_cities.training.run_dir` is for ``train``.
 | ``iterations.jsonl``               | one row per iteration: labels, student, gate, anchors, times |
 | ``labels/<i>/chunk-<k>.npz``       | iteration ``i``'s labelled positions, a chunk at a time    |
 | ``students/<i>``, ``champions/0000`` | checkpoint dirs: iteration ``i``'s student, the first champion |
+| ``judged/<i>.json``                | iteration ``i``'s teacher judged on a sample of its positions |
 | ``gates/<i>.json``                 | iteration ``i``'s gate: the duplicate results it read      |
 | ``curve.png``                      | the learning curve by iteration                            |
 | ``wandb_id.txt``, ``wandb/``, ``.lock`` | the W&B run id and offline run; the writer's lock     |

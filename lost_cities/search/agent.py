@@ -68,12 +68,62 @@ def clears_gate(gains, cfg, unit=1.0):
     return clears, gain
 
 
+def gate_closeness(values, valid, cfg, unit=1.0, bonus=0.0):
+    """``(challenger, closeness)``: the best candidate other than the base move in ``values[W,
+    K]`` (``bonus`` added) and how near its mean paired gain is to the gate's threshold, in
+    standard errors (``inf`` where there is no challenger): the decisions that more worlds
+    would most likely turn are the nearest."""
+    n_worlds = values.shape[0]
+    gains = values - values[:, :1] + bonus
+    ranked = jnp.where(valid & (jnp.arange(valid.shape[0]) > 0), jnp.mean(gains, axis=0), -jnp.inf)
+    challenger = jnp.argmax(ranked)
+    paired = gains[:, challenger]
+    error = jnp.std(paired, ddof=1) / jnp.sqrt(float(n_worlds))
+    threshold = jnp.maximum(cfg.gate_points * unit, cfg.gate_z * error)
+    closeness = jnp.abs(jnp.mean(paired) - threshold) / jnp.maximum(error, 1e-6 * unit)
+    return challenger, jnp.where(jnp.isfinite(ranked[challenger]), closeness, jnp.inf)
+
+
 def select(values, valid, cfg, unit=1.0, bonus=0.0):
     """``(index, gain)``: the chosen candidate (0 is the base move) from ``values[W, K]``
     (``bonus[K]``: the proposer's prior, :func:`prior_bonus`)."""
     best, gains = best_challenger(values, valid, bonus)
     clears, gain = clears_gate(gains, cfg, unit)
     return jnp.where(clears, best, 0), gain
+
+
+def candidate_values(
+    cfg,
+    state,
+    candidates,
+    world_key,
+    rollout_key,
+    count,
+    base_policy,
+    rollout_policy=None,
+    leaf=None,
+    opponent_model=None,
+    next_move=None,
+    deal=None,
+):
+    """float32[count, K]: each of ``candidates`` scored in ``count`` worlds from the mover's
+    information set, the same worlds and keys for all (the policies as in :func:`search_decision`)."""
+    rollout_policy = base_policy if rollout_policy is None else rollout_policy
+    inferred = base_policy if opponent_model is None else opponent_model
+    worlds = sample_worlds(world_key, state, count, cfg.inference_pool, inferred, cfg.inference_moves, deal)
+    keys = jax.random.split(rollout_key, count)
+    return rollout_values(
+        worlds,
+        candidates,
+        rollout_policy,
+        keys,
+        cfg.depth,
+        cfg.start_value,
+        cfg.scales,
+        leaf,
+        opponent_model,
+        next_move,
+    )
 
 
 def search_decision(
@@ -96,30 +146,14 @@ def search_decision(
     the rollout policy plays both seats and the base policy is asked); ``next_move`` makes
     the searching seat's next decision in each rollout (``None``: the rollout policy);
     ``deal(rng, state)`` samples a world (``None``: uniform worlds)."""
-    rollout_policy = base_policy if rollout_policy is None else rollout_policy
-    inferred = base_policy if opponent_model is None else opponent_model
     base_key, world_key, rollout_key = jax.random.split(rng, 3)
     base = base_policy(state, base_key).astype(jnp.int32)
     proposal = scores(state)
     actions, valid = top_candidates(proposal, legal_mask_of(state), base, cfg.candidates)
+    roll = (base_policy, rollout_policy, leaf, opponent_model, next_move, deal)
 
     def values_of(candidates, world_key, rollout_key, count):
-        worlds = sample_worlds(
-            world_key, state, count, cfg.inference_pool, inferred, cfg.inference_moves, deal
-        )
-        keys = jax.random.split(rollout_key, count)
-        return rollout_values(
-            worlds,
-            candidates,
-            rollout_policy,
-            keys,
-            cfg.depth,
-            cfg.start_value,
-            cfg.scales,
-            leaf,
-            opponent_model,
-            next_move,
-        )
+        return candidate_values(cfg, state, candidates, world_key, rollout_key, count, *roll)
 
     values = values_of(actions, world_key, rollout_key, cfg.worlds)
     unit = point_utility(state, cfg.scales)

@@ -32,10 +32,10 @@ def tiny():
     return env, network, params
 
 
-def label(tiny, temperature=2.0, play="sample", **knobs):
+def label(tiny, temperature=2.0, play="sample", escalate=(0.0, 0), **knobs):
     env, network, params = tiny
     search = load_preset("fast", worlds=4, candidates=3, **knobs)
-    labeller = Labeller(env, network, search, GAMES, PLIES, temperature, play)
+    labeller = Labeller(env, network, search, GAMES, PLIES, temperature, play, escalate=escalate)
     games = labeller.init(jax.random.PRNGKey(0))
     return labeller, games, jax.device_get(labeller.chunk(params, games))
 
@@ -65,6 +65,28 @@ def test_labels_are_the_search_over_the_champions_candidates(tiny, labelled):
     kept = labels["label"] == labels["base"]
     assert (labels["gain"][kept] == 0).all()
     assert (labels["gain"][~kept] > 0).all()  # it leaves the champion only for a gain (gate_points >= 0)
+
+
+@pytest.mark.slow
+def test_escalation_re_judges_one_challenger_in_the_positions_nearest_its_gate(tiny):
+    """With ``escalate=(share, worlds)`` the same positions (the champion plays them) get the
+    same first scores; then, of each ply's games, ``share`` are judged again: only the best
+    challenger's gain changes (the target's other logits keep their differences), and the
+    label stays the champion's move or becomes that challenger only for a gain."""
+    _, _, (_, plain) = label(tiny, play="champion", prior_points=2.0)
+    _, _, (_, more) = label(tiny, play="champion", prior_points=2.0, escalate=(0.5, 8))
+    np.testing.assert_array_equal(plain["obs"], more["obs"])
+    np.testing.assert_array_equal(plain["actions"], more["actions"])
+    logits = [np.log(np.where(t > 0, t, np.nan)) for t in (plain["target"], more["target"])]
+    shift = logits[1] - logits[0]  # a constant per position where no candidate's gain changed
+    moved = np.abs(shift - np.nanmedian(shift, axis=1, keepdims=True)) > 1e-4
+    per_ply = moved.any(axis=1).reshape(PLIES, GAMES).sum(axis=1)
+    assert per_ply.max() <= GAMES // 2 and per_ply.sum() > 0  # the share, and the worlds did something
+    assert (moved.sum(axis=1) <= 1).all()  # one candidate per position: the challenger (a pair: both move)
+    kept = more["label"] == more["base"]
+    assert (more["gain"][kept] == 0).all() and (more["gain"][~kept] > 0).all()
+    turned = more["label"] != plain["label"]
+    assert not (turned & ~moved.any(axis=1)).any()  # a label turns only where judged again
 
 
 @pytest.mark.slow
@@ -155,3 +177,24 @@ def test_an_opponent_mix_deals_each_game_its_opponent_by_share(tiny):
     for bad in (((mix[0][0], 0.0),), ((mix[0][0], 0.7), (mix[1][0], 0.7))):
         with pytest.raises(ValueError, match="generate.opponents"):
             Labeller(env, network, load_preset("fast"), 4, 1, 2.0, "sample", opponents=bad)
+
+
+@pytest.mark.slow
+def test_the_judge_costs_rollouts_only_where_the_label_leaves_the_champion(tiny):
+    """:func:`judged_gains`: a label that keeps the champion's move gains exactly 0; one that
+    leaves it is judged in fresh worlds (a finite gain, some nonzero); positions come in
+    whole plies of ``games``."""
+    from lost_cities.improvement.judge import judged_gains, summary
+
+    env, network, params = tiny
+    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(5), 2 * GAMES))
+    closed = load_preset("fast", worlds=4, candidates=3, gate_points=1e6)
+    kept = Labeller(env, network, closed, GAMES, 1, 2.0, "sample")
+    assert (judged_gains(kept, params, states, jax.random.PRNGKey(0), 4) == 0).all()
+    open_gate = load_preset("fast", worlds=4, candidates=3, gate_points=-1e6, gate_z=-1e6)
+    left = Labeller(env, network, open_gate, GAMES, 1, 2.0, "sample")
+    gains = judged_gains(left, params, states, jax.random.PRNGKey(0), 4)
+    assert np.isfinite(gains).all() and (gains != 0).any()
+    assert summary(gains)["teacher/judged_positions"] == 2 * GAMES
+    with pytest.raises(ValueError, match="a multiple of generate.games=4"):
+        judged_gains(left, params, jax.tree.map(lambda x: x[:3], states), jax.random.PRNGKey(0), 4)

@@ -1,5 +1,5 @@
 """The loop resumes bit-exactly after a stop in each phase: a run stopped right after a step
-of generation, distillation, the gate or the record, then resumed, leaves the same labels,
+of generation, the judge, distillation, the gate or the record, then resumed, leaves the same labels,
 students, champions and rows as a run never stopped.
 
 A stop is a real ``kill -9`` of a separate process (all runs share one persistent
@@ -96,7 +96,14 @@ def stop_in_process(run_dir, phase, iteration, detail):
         improve(cfg, run_dir, on_step=on_step)
 
 
-STEPS = [("generate", 1, 0), ("distill", 1, 1), ("gate", 1, None), ("record", 1, None), ("generate", 2, 0)]
+STEPS = [
+    ("generate", 1, 0),
+    ("judge", 1, None),
+    ("distill", 1, 1),
+    ("gate", 1, None),
+    ("record", 1, None),
+    ("generate", 2, 0),
+]
 
 
 @pytest.mark.parametrize("phase, iteration, detail", STEPS)

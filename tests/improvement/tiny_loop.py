@@ -1,5 +1,6 @@
 """The tiny loop the improvement tests share: one round, a 16-unit MLP from fresh parameters,
-a 2-world 2-candidate search, 2 chunks of 4 games x 4 plies, 2 epochs, 4-deal gates."""
+a 2-world 2-candidate search, 2 chunks of 4 games x 4 plies judged on both carries in 4
+worlds, 2 epochs, 4-deal gates."""
 
 import json
 import sys
@@ -18,6 +19,8 @@ TINY = [
     "generate.games=4",
     "generate.plies=4",
     "generate.chunks=2",
+    "teacher.judge.positions=8",
+    "teacher.judge.worlds=4",
     "student.epochs=2",
     "student.minibatch_size=8",
     "student.holdout=4",

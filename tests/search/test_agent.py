@@ -75,3 +75,32 @@ def test_the_best_challenger_is_the_best_mean_paired_gain_and_the_base_wins_ties
     assert int(best) == 0 and np.asarray(gains).tolist() == [0.0, 0.0, 0.0]
     bonus = jnp.array([0.0, 0.0, 0.0, 5.0])  # a prior for the invalid one changes nothing
     assert int(best_challenger(values, jnp.array([True, True, True, False]), bonus)[0]) == 2
+
+
+def test_gate_closeness_measures_the_best_challenger_against_the_gate_in_standard_errors():
+    """The challenger is the best candidate other than the base move, even when it is worse
+    than the base; its closeness is ``|mean gain - threshold|`` in standard errors, so a
+    challenger at the gate is nearer than one far above or below it; with no valid
+    challenger there is nothing to decide (``inf``)."""
+    import jax.numpy as jnp
+
+    from lost_cities.search.agent import gate_closeness
+    from lost_cities.search.config import load_preset
+
+    cfg = load_preset("fast", gate_points=1.0, gate_z=1.0)
+    base = jnp.array([4.0, -2.0, 7.0, 1.0])
+    noise = jnp.array([1.0, -1.0, 1.0, -1.0])  # standard error 1 / sqrt(4) * std
+    error = float(jnp.std(noise, ddof=1) / 2)
+    at_gate = jnp.stack([base, base + 1.0 + noise, base - 3.0], axis=1)
+    challenger, near = gate_closeness(at_gate, jnp.array([True, True, True]), cfg)
+    assert int(challenger) == 1 and float(near) == pytest.approx(0.0, abs=1e-5)
+    far = jnp.stack([base, base + 6.0 + noise, base - 3.0], axis=1)
+    assert float(gate_closeness(far, jnp.array([True, True, True]), cfg)[1]) == pytest.approx(5.0 / error)
+    worse = jnp.stack([base, base - 5.0 + noise, base - 3.0], axis=1)  # every challenger below the base
+    challenger, below = gate_closeness(worse, jnp.array([True, True, True]), cfg)
+    assert int(challenger) == 2  # the least bad; its gains are constant (error 0): far from the gate
+    assert float(below) > 1e5
+    bonus = jnp.array([0.0, 0.0, 3.0])  # a prior moves the candidate's gain, hence its closeness
+    assert int(gate_closeness(worse, jnp.array([True, True, True]), cfg, 1.0, bonus)[0]) == 2
+    alone = gate_closeness(far, jnp.array([True, False, False]), cfg)
+    assert not np.isfinite(float(alone[1]))
