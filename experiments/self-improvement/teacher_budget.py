@@ -97,6 +97,7 @@ def main():
     parser.add_argument("--batch", type=int, default=32, help="positions per compiled call")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--save", type=Path, help="an .npz of every position's scores and judges")
     args = parser.parse_args()
     env = make_env("match3")
     agent = models.load(parse(args.champion).path, env)
@@ -148,6 +149,7 @@ def main():
             reference[rows_, mode] - reference[:, 0],
             real[rows_, index] - real[:, 0],
         )
+    rounds = np.asarray(jax.vmap(round_index)(states))
     rows = []
     for key, (index, _, rollouts, cost, spent) in settings.items():
         ref, ref_mode, deal = judged[key]
@@ -161,6 +163,8 @@ def main():
                 "reference_gain": mean_ci(ref),
                 "reference_gain_minus_loop": mean_ci(ref - judged[LOOP][0]),
                 "target_mode_reference_gain": mean_ci(ref_mode),
+                "target_mode_reference_gain_minus_loop": mean_ci(ref_mode - judged[LOOP][1]),
+                "reference_gain_by_round": [mean_ci(ref[rounds == r]) for r in range(3)],
                 "real_deal_gain": mean_ci(deal),
             }
         )
@@ -171,7 +175,7 @@ def main():
         "stride": args.stride,
         "champion": args.champion,
         "positions": args.positions,
-        "rounds": np.bincount(np.asarray(jax.vmap(round_index)(states)), minlength=3).tolist(),
+        "rounds": np.bincount(rounds, minlength=3).tolist(),
         "worlds": args.worlds,
         "candidates": args.candidates,
         "reference_worlds": args.reference_worlds,
@@ -181,17 +185,29 @@ def main():
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(head, indent=1) + "\n")
+    if args.save is not None:  # every position's numbers, for questions the table does not ask
+        args.save.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(
+            args.save,
+            rounds=rounds,
+            valid=valid,
+            lead=lead,
+            reference=reference,
+            real=real,
+            **{f"values/{name}": values for name, values in scores.items()},
+        )
     fmt = "{:+.3f} [{:+.3f}, {:+.3f}]".format
     print(
         "| setting | rollouts a label | escalated | label changed | reference gain | minus the loop's | "
-        "target's mode: reference gain | real-deal gain |"
+        "target's mode: reference gain | minus the loop's | real-deal gain |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         print(
             f"| {r['setting']} | {r['rollouts_per_label']:.0f} | {r['escalated']:.1%} | {r['changed']:.1%} | "
             f"{fmt(*r['reference_gain'])} | {fmt(*r['reference_gain_minus_loop'])} | "
-            f"{fmt(*r['target_mode_reference_gain'])} | {fmt(*r['real_deal_gain'])} |"
+            f"{fmt(*r['target_mode_reference_gain'])} | {fmt(*r['target_mode_reference_gain_minus_loop'])} | "
+            f"{fmt(*r['real_deal_gain'])} |"
         )
 
 
