@@ -2,8 +2,9 @@
 
     python experiments/self-improvement/table.py RUN_DIR/iterations.jsonl [--anchor heuristic_expert]
 
-One row per iteration: labels made (and pooled), how often the teacher leaves the net's move
-and its estimated gain, held-out accuracy of student and champion, the gate (head to head:
+One row per iteration: labels made (and pooled) and per second of generation, how often the
+teacher leaves the net's move, its estimated gain and (runs with ``teacher.judge``) its judged
+gain with the interval, held-out accuracy of student and champion, the gate (head to head:
 win rate and margin; against ``gate.opponent``: the margin difference from the champion),
 promoted or not, the champion against the anchor and against the first champion, seconds.
 """
@@ -26,11 +27,12 @@ def interval(row, key, lower, upper, digits):
 
 def table(rows, anchor):
     head = (
-        "| iteration | labels made (pooled) | teacher leaves the net's move | teacher's estimated gain |"
+        "| iteration | labels made (pooled) | labels a second | teacher leaves the net's move |"
+        " teacher's estimated gain | judged gain |"
         " held-out accuracy: student / champion | gate | promoted |"
         f" champion vs {anchor} | champion vs the first champion (margin) | seconds |"
     )
-    lines = [head, "|" + " --- |" * 10]
+    lines = [head, "|" + " --- |" * 12]
     for r in rows:
         i = r["iteration"]
         a = f"anchors/{anchor}/"
@@ -39,7 +41,7 @@ def table(rows, anchor):
             r, "anchors/first/margin_mean", "anchors/first/margin_lower", "anchors/first/margin_upper", 2
         )
         if i == 0:
-            lines.append(f"| 0 | | | | | | (start) | {champion_vs_anchor} | | |")
+            lines.append(f"| 0 | | | | | | | | (start) | {champion_vs_anchor} | | |")
             continue
         if "gate/versus_champion/margin_diff" in r:
             v = "gate/versus_champion/"
@@ -49,9 +51,13 @@ def table(rows, anchor):
         else:
             gate = interval(r, "gate/margin_mean", "gate/margin_lower", "gate/margin_upper", 2)
         gate += f" ({r['gate/deals']:,} deals)"
+        t = "teacher/judged_gain_"
+        judged = interval(r, t + "points", t + "lower", t + "upper", 3)
+        rate = "" if r.get("labels/per_second") is None else f"{r['labels/per_second']:.1f}"
         lines.append(
-            f"| {i} | {r['labels/made']:,} ({r['labels/pooled']:,}) | {r['teacher/changed']:.1%} |"
-            f" {r['teacher/gain_points']:.2f} | {r['student/accuracy']:.3f} / {r['champion/accuracy']:.3f} |"
+            f"| {i} | {r['labels/made']:,} ({r['labels/pooled']:,}) | {rate} |"
+            f" {r['teacher/changed']:.1%} | {r['teacher/gain_points']:.2f} | {judged} |"
+            f" {r['student/accuracy']:.3f} / {r['champion/accuracy']:.3f} |"
             f" {gate} | {'**yes**' if r['promoted'] else 'no'} |"
             f" {champion_vs_anchor if r['promoted'] else '(unchanged)'} |"
             f" {first if r['promoted'] else ''} | {r['time/iteration']:.0f} |"

@@ -55,11 +55,19 @@ def read_carry(path, template: Games):
     return jax.tree.unflatten(treedef, [jax.numpy.asarray(v) for v in stored])
 
 
+CANDIDATE_ARRAYS = ("actions", "target")  # [n, candidates]: a teacher's candidate count may differ
+
+
 def read_labels(paths):
-    """The labelled decisions of chunk files ``paths``, concatenated (the carry left out)."""
+    """The labelled decisions of chunk files ``paths``, concatenated (the carry left out).
+    Labels of teachers with fewer candidates are widened to the most: the extra candidates
+    repeat the champion's move with target 0, so every soft target spreads as it did."""
 
     def layout(part):
-        return {name: (value.dtype, value.shape[1:]) for name, value in part.items()}
+        return {
+            name: (value.dtype, value.shape[1:] if name not in CANDIDATE_ARRAYS else value.shape[2:])
+            for name, value in part.items()
+        }
 
     parts = []
     for path in paths:
@@ -71,6 +79,11 @@ def read_labels(paths):
             )
     if not parts:
         raise ValueError("no label files to read")
+    width = max(p["actions"].shape[1] for p in parts)
+    for part in parts:
+        extra = width - part["actions"].shape[1]
+        part["actions"] = np.concatenate([part["actions"], np.repeat(part["actions"][:, :1], extra, 1)], 1)
+        part["target"] = np.pad(part["target"], ((0, 0), (0, extra)))
     return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
 
 

@@ -39,7 +39,7 @@ def test_bad_settings_are_refused_naming_them_and_leave_no_run_dir(tmp_path, ove
         ("gate.deals=0", r"gate\.deals=0 must be a whole number > 0"),
         ("+generate.opponents={random: 0.7, discard_only: 0.5}", "together at most 1"),
         ("teacher.temperature=0", r"teacher\.temperature=0.* must be > 0"),
-        ("teacher.escalate.share=0.25", r"teacher\.escalate: share=0\.25 and worlds=0 are both set or both"),
+        ("teacher.escalate.worlds=0", r"teacher\.escalate: share=0\.5 and worlds=0 are both set or both 0"),
         ("teacher.escalate.share=1.5", r"teacher\.escalate\.share=1\.5: a share, 0 to 1"),
     ],
 )

@@ -1,6 +1,6 @@
 """The tiny loop the improvement tests share: one round, a 16-unit MLP from fresh parameters,
-a 2-world 2-candidate search, 2 chunks of 4 games x 4 plies judged on both carries in 4
-worlds, 2 epochs, 4-deal gates."""
+a 2-world 2-candidate search (half of each ply's positions escalated by 2 worlds), 2 chunks of
+4 games x 4 plies judged on both carries in 4 worlds, 2 epochs, 4-deal gates."""
 
 import json
 import sys
@@ -15,7 +15,8 @@ TINY = [
     "logger=none",
     "progress=false",
     "teacher.knobs.worlds=2",
-    "+teacher.knobs.candidates=2",
+    "teacher.knobs.candidates=2",
+    "teacher.escalate.worlds=2",
     "generate.games=4",
     "generate.plies=4",
     "generate.chunks=2",
