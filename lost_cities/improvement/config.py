@@ -156,6 +156,36 @@ class PriorConfig:
 
 
 @dataclass
+class ExploitersConfig:
+    updates: int = MISSING  # PPO updates of each champion's best response; 0: off
+    share: float = MISSING  # of generation's games it then plays
+    deals: int = MISSING  # its evaluation's duplicate deals
+    overrides: list[str] = field(default_factory=list)  # keys of conf/exploit.yaml
+
+    def __post_init__(self):
+        _require(
+            isinstance(self.updates, int) and not isinstance(self.updates, bool) and self.updates >= 0,
+            f"exploiters.updates={self.updates!r} must be a whole number >= 0 (0: off)",
+        )
+        _require(0 < self.share <= 1, f"exploiters.share={self.share}: a share of the games, in (0, 1]")
+        _positive("exploiters", deals=self.deals)
+        malformed = [o for o in self.overrides if "=" not in o]
+        _require(
+            not malformed,
+            f"exploiters.overrides={malformed}: keys of conf/exploit.yaml as key=value, e.g. ppo.lr=3e-4",
+        )
+        owned = [o for o in self.overrides if o.split("=", 1)[0].lstrip("+~") in EXPLOITER_OWN]
+        _require(
+            not owned,
+            f"exploiters.overrides={owned}: the loop sets these (exploiters.updates, exploiters.deals, the "
+            "champion as the agent, the seed from the run's)",
+        )
+
+
+EXPLOITER_OWN = ("agent", "updates", "deals", "seed", "resume", "progress", "logger")
+
+
+@dataclass
 class ImproveConfig:
     env: Any = MISSING
     network: Any = MISSING
@@ -167,6 +197,7 @@ class ImproveConfig:
     gate: GateConfig = MISSING
     anchors: AnchorsConfig = MISSING
     prior: PriorConfig = MISSING
+    exploiters: ExploitersConfig = MISSING
     experiment_name: str = MISSING
     start: str | None = MISSING
     resume: str | None = MISSING
@@ -185,6 +216,12 @@ class ImproveConfig:
         _require(
             self.devices == "all" or (isinstance(self.devices, int) and self.devices > 0),
             f"devices={self.devices!r}: pass devices=all or a device count >= 1",
+        )
+        mixed = sum(self.generate.opponents.values())
+        _require(
+            self.exploiters.updates == 0 or mixed + self.exploiters.share <= 1,
+            f"exploiters.share={self.exploiters.share} and generate.opponents (together {mixed}) "
+            "are shares of the same games: together at most 1",
         )
 
 

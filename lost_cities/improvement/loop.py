@@ -1,8 +1,13 @@
 """The loop: ``python -m lost_cities.improve`` calls :func:`run` (conf/improve.yaml).
 
-Iteration ``i`` has five phases, each leaving files from which a stopped run (``kill -9``
-anywhere, or ``time_limit_minutes``) resumes exactly:
+Iteration ``i`` has five phases (six with exploiters), each leaving files from which a
+stopped run (``kill -9`` anywhere, or ``time_limit_minutes``) resumes exactly:
 
+0. **exploit** (``exploiters.updates`` > 0, once a champion): a best response trained against
+   the champion before the first iteration it generates (:mod:`lost_cities.training.exploit`,
+   ``exploiters/<its iteration>``, resumable as that command is): its ``exploit.json`` is the
+   champion's exploitability, and it plays ``exploiters.share`` of generation's games (a slot
+   of the opponent mix that each new champion's exploiter takes over);
 1. **generate**: ``generate.chunks`` chunks of labelled self-play positions
    (:mod:`~lost_cities.improvement.labels`), ``labels/<i>/chunk-<k>.npz``; a chunk is
    written whole with the games' carry, and a resume starts at the first missing one;
@@ -48,7 +53,7 @@ import numpy as np
 from flax import struct
 from hydra.core.hydra_config import HydraConfig
 from jax.tree_util import Partial
-from omegaconf import OmegaConf
+from omegaconf import OmegaConf, open_dict
 
 from lost_cities import distributed, models, parallel
 from lost_cities.checkpoints import Checkpoints, restore, steps
@@ -58,7 +63,7 @@ from lost_cities.improvement import dataset, judge
 from lost_cities.improvement.distill import Distiller, init_params
 from lost_cities.improvement.labels import Labeller, own_decisions
 from lost_cities.improvement.report import plot_curve
-from lost_cities.improvement.resolve import start_spec, teacher_config
+from lost_cities.improvement.resolve import exploiter_overrides, start_spec, teacher_config
 from lost_cities.improvement.resume import followed_config, keep_resumed_settings, prepare
 from lost_cities.improvement.run_dir import STATE_FILE, append_row, prior_chain, read_rows, write_json
 from lost_cities.models import network_policy
@@ -68,6 +73,7 @@ from lost_cities.networks.nets import build_network
 from lost_cities.policies import make_policy
 from lost_cities.search.belief import load as load_belief
 from lost_cities.search.belief import world_sampler
+from lost_cities.training import exploit
 from lost_cities.training.lock import hold
 from lost_cities.training.report import ANCHOR_METRICS, ITERATIONS_FILE
 from lost_cities.training.run_dir import remove_if_empty
@@ -138,6 +144,28 @@ class Loop:
 
     # ---- phases ---------------------------------------------------------------------
 
+    def exploiter(self, iteration, state):
+        """The champion's exploiter, trained now unless it finished: ``(its policy spec, its
+        exploit.json)`` (``exploiters/<the champion's iteration>``), or ``(None, {})`` when off."""
+        cfg = self.cfg.exploiters
+        if cfg.updates == 0:
+            return None, {}
+        directory = self.run_dir / "exploiters" / f"{state['champion_iteration']:04d}"
+        result = directory / exploit.RESULT_FILE
+        if not result.exists():
+            if (directory / exploit.CONFIG_FILE).exists():
+                overrides = [f"resume={directory}"]
+            else:
+                champion = self.run_dir / state["champion"]
+                overrides = exploiter_overrides(self.cfg, champion, state["champion_iteration"])
+            exploit_cfg = exploit.compose([*overrides, "progress=false"])
+            with open_dict(exploit_cfg):
+                exploit_cfg.logger = self.cfg.logger
+            directory.parent.mkdir(exist_ok=True)
+            exploit.exploit(exploit_cfg, directory, overrides)
+            self._step("exploit", iteration)
+        return str(directory / exploit.BEST_RESPONSE_DIR), json.loads(result.read_text())
+
     def _step(self, phase, iteration, detail=None):
         if self.on_step is not None:
             self.on_step(phase, iteration, detail)
@@ -146,11 +174,12 @@ class Loop:
         if distributed.agree(late):  # process 0's clock: every process stops at the same step
             raise TimeLimit(f"stopped after {limit} minutes during {phase} of iteration {iteration}")
 
-    def generate(self, iteration, champion):
+    def generate(self, iteration, champion, exploiter=None):
         """The iteration's label chunks (those already on disk are kept); returns the labels
-        of the iteration and those made by this call (a resumed generation made fewer)."""
+        of the iteration and those made by this call (a resumed generation made fewer).
+        ``exploiter``: the champion's exploiter's spec, a share of the games' opponent."""
         cfg = self.cfg.generate
-        labeller = self._labeller(champion)
+        labeller = self._labeller(champion, exploiter)
         params = self._replicated(champion.params)
         made, games = 0, None
         for k in range(cfg.chunks):
@@ -169,7 +198,7 @@ class Loop:
         distributed.barrier(f"iteration {iteration}'s labels are written")
         return dataset.count(dataset.chunk_paths(self.run_dir, iteration, cfg.chunks)), made
 
-    def judge(self, iteration, champion):
+    def judge(self, iteration, champion, exploiter=None):
         """The teacher's unbiased gain on a sample of the iteration's positions
         (:mod:`~lost_cities.improvement.judge`), ``judged/<i>.json``; ``{}`` when off."""
         cfg = self.cfg.teacher.judge
@@ -178,7 +207,7 @@ class Loop:
             return {}
         if path.exists():
             return json.loads(path.read_text())
-        labeller = self._labeller(champion)
+        labeller = self._labeller(champion, exploiter)
         chunks = self.cfg.generate.chunks
         spread = np.unique(np.linspace(0, chunks - 1, cfg.positions // labeller.games).round().astype(int))
         template = labeller.init(jax.random.fold_in(self.key, 1))
@@ -194,8 +223,11 @@ class Loop:
         self._step("judge", iteration)
         return result
 
-    def _labeller(self, champion):
+    def _labeller(self, champion, exploiter=None):
         cfg = self.cfg
+        opponents = tuple(sorted(cfg.generate.opponents.items()))
+        if cfg.exploiters.updates > 0:  # its slot is the mix's last, whichever champion's it is
+            opponents += ((exploiter, cfg.exploiters.share),)
         return _labeller(
             self.env.name,
             _network_key(champion),
@@ -204,7 +236,7 @@ class Loop:
             cfg.generate.plies,
             cfg.teacher.temperature,
             cfg.generate.play,
-            tuple(sorted(cfg.generate.opponents.items())),
+            opponents,
             (cfg.teacher.escalate.share, cfg.teacher.escalate.worlds),
         )
 
@@ -417,9 +449,13 @@ def improve(cfg, run_dir, on_step=None, logger=None):
         i = state["iteration"] + 1
         champion = loop.load(state["champion"])
         times, clock = {}, time.perf_counter()
-        labels, made = loop.generate(i, champion)
+        generating = state["champion_iteration"]
+        exploiter, exploited = loop.exploiter(i, state)
+        if exploiter is not None:
+            times["time/exploit"], clock = time.perf_counter() - clock, time.perf_counter()
+        labels, made = loop.generate(i, champion, exploiter)
         times["time/generate"], clock = time.perf_counter() - clock, time.perf_counter()
-        judged = loop.judge(i, champion)
+        judged = loop.judge(i, champion, exploiter)
         times["time/judge"], clock = time.perf_counter() - clock, time.perf_counter()
         distilled = loop.distill(i, champion)
         times["time/distill"], clock = time.perf_counter() - clock, time.perf_counter()
@@ -440,6 +476,9 @@ def improve(cfg, run_dir, on_step=None, logger=None):
             "labels/made": labels,
             **distilled,
             **judged,
+            **{f"exploit/{m}": exploited[m] for m in _EXPLOIT_METRICS if exploited},
+            **{f"exploit/gain_{m}": exploited["gain"][m] for m in _EXPLOIT_GAIN if exploited},
+            **({"exploit/champion_iteration": generating} if exploited else {}),
             **{f"gate/{m}": gate[m] for m in _GATE_METRICS},
             **{f"gate/versus_champion/{m}": v for m, v in gate.get("versus_champion", {}).items()},
             "promoted": promoted,
@@ -458,6 +497,17 @@ def improve(cfg, run_dir, on_step=None, logger=None):
         loop._step("record", i)
     return rows
 
+
+# The generating champion's exploitability in its iteration's row: its exploiter against it.
+_EXPLOIT_METRICS = (
+    "win_rate",
+    "win_rate_lower",
+    "win_rate_upper",
+    "margin_mean",
+    "margin_lower",
+    "margin_upper",
+)
+_EXPLOIT_GAIN = ("margin_diff", "margin_diff_lower", "margin_diff_upper")  # over the champion's own net
 
 _GATE_METRICS = (
     "win_rate",

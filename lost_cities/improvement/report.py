@@ -1,4 +1,5 @@
-"""The loop's learning curve: the champion's strength after every iteration (``curve.png``)."""
+"""The loop's learning curve: the champion's strength after every iteration (``curve.png``),
+and with exploiters how much each champion's best response wins from it."""
 
 import matplotlib
 
@@ -9,8 +10,12 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 FIRST = "champions/0000"
 
 
+EXPLOIT = "exploit"  # the panel of the rows' exploit/ metrics (the generating champion's exploiter)
+
+
 def _series(rows, name, metric):
-    points = [(r["iteration"], r.get(f"anchors/{name}/{metric}")) for r in rows]
+    key = f"exploit/{metric}" if name == EXPLOIT else f"anchors/{name}/{metric}"
+    points = [(r["iteration"], r.get(key)) for r in rows]
     if name == "first":  # the first champion against itself: 0, not played
         points = [(i, 0.0 if r["champion"] == FIRST else v) for (i, v), r in zip(points, rows, strict=True)]
     return [p for p in points if p[1] is not None]
@@ -20,6 +25,7 @@ def plot_curve(rows, path):
     """Each anchor's win rate and the margin against the first champion, with their
     intervals, by iteration; promotions are marked on the x axis."""
     names = sorted({k.split("/")[1] for r in rows for k in r if k.startswith("anchors/")})
+    names += [EXPLOIT] if any("exploit/win_rate" in r for r in rows) else []
     fig, axes = plt.subplots(1, max(len(names), 1), figsize=(4.5 * max(len(names), 1), 3.5), squeeze=False)
     for ax, name in zip(axes[0], names, strict=False):
         metric = "margin" if name == "first" else "win_rate"
@@ -32,7 +38,11 @@ def plot_curve(rows, path):
         ax.errorbar(xs, ys, yerr=errors, marker="o", capsize=3)
         promoted = [r["iteration"] for r in rows if r.get("promoted") and r["iteration"] > 0]
         ax.plot(promoted, [ax.get_ylim()[0]] * len(promoted), "^", color="tab:green", label="promoted")
-        ax.set_title("margin vs the first champion" if name == "first" else f"win rate vs {name}")
+        titles = {
+            "first": "margin vs the first champion",
+            EXPLOIT: "its exploiter's win rate vs the champion",
+        }
+        ax.set_title(titles.get(name, f"win rate vs {name}"))
         ax.set_xlabel("iteration")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.grid(alpha=0.3)

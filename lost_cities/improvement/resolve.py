@@ -4,12 +4,15 @@ search, the devices, the prior run and the start."""
 import json
 from pathlib import Path
 
+import jax
 from omegaconf import OmegaConf
 
 from lost_cities import parallel
 from lost_cities.improvement.run_dir import CONFIG_FILE, STATE_FILE, is_run_dir
 from lost_cities.policies import ModelSpec, parse
+from lost_cities.ppo.config import validate
 from lost_cities.search.config import load_preset
+from lost_cities.training import exploit
 
 # Search knobs the teacher cannot take: the loop's rollouts are the champion's (or a fixed
 # `rollout` policy's), valued at the round's end, in uniform or belief-dealt worlds.
@@ -40,6 +43,27 @@ def check_generation(cfg):
             f"teacher.judge.positions={judge.positions}: the judge labels whole chunk carries of "
             f"generate.games={generate.games} positions, at most generate.chunks={generate.chunks} of them"
         )
+
+
+def exploiter_overrides(cfg, agent, champion_iteration):
+    """The command line of a champion's exploiter (``python -m lost_cities.exploit`` would run
+    it): the champion as the agent, the loop's budget and deals, a seed of its own."""
+    own = cfg.exploiters
+    seed = cfg.seed * 1000 + champion_iteration
+    return [f"agent={agent}", f"updates={own.updates}", f"deals={own.deals}", f"seed={seed}", *own.overrides]
+
+
+def check_exploiters(cfg):
+    """Exploiters on: their config must compose and pass exploit's checks (a bot stands in for the
+    champions, which do not exist yet), and exploit runs in one process."""
+    if cfg.exploiters.updates == 0:
+        return
+    if jax.process_count() > 1:
+        raise ValueError("exploiters.updates > 0: a best response trains in one process; run the loop in one")
+    try:
+        validate(exploit.compose(exploiter_overrides(cfg, "heuristic_expert", 0)))
+    except Exception as error:
+        raise ValueError(f"exploiters.overrides={list(cfg.exploiters.overrides)}: {error}") from error
 
 
 def resolve_prior(cfg, run_dir):

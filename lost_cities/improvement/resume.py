@@ -8,7 +8,13 @@ from pathlib import Path
 from omegaconf import OmegaConf
 
 from lost_cities.improvement import config as schema
-from lost_cities.improvement.resolve import check_generation, resolve_prior, start_spec, teacher_config
+from lost_cities.improvement.resolve import (
+    check_exploiters,
+    check_generation,
+    resolve_prior,
+    start_spec,
+    teacher_config,
+)
 from lost_cities.improvement.run_dir import CONFIG_FILE
 from lost_cities.training.resume import hydra_overrides, override_key
 
@@ -38,6 +44,7 @@ ADDED_SETTINGS = {
     "generate.opponents": {},
     "teacher.escalate": {"share": 0.0, "worlds": 0},
     "teacher.judge": {"positions": 0, "worlds": 256},
+    "exploiters": {"updates": 0, "share": 0.25, "deals": 500, "overrides": []},
 }
 
 
@@ -97,6 +104,7 @@ def prepare(cfg, run_dir, overrides=None):
         if cfg.start is not None:
             start_spec(cfg.start)
         check_generation(cfg)
+        check_exploiters(cfg)
         run_dir = Path(run_dir).absolute()
         resolve_prior(cfg, run_dir)
         files = [p.name for p in run_dir.iterdir() if p.name != ".lock"] if run_dir.exists() else []

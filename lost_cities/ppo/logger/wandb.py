@@ -26,6 +26,7 @@ class WandbLogger:
             name=name,
             id=run_id,
             resume="allow",
+            reinit="create_new",  # a run inside another's process (the loop's exploiters) gets its own
             settings=wandb.Settings(console="off", silent=True),
         )
 
