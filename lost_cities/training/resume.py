@@ -74,7 +74,7 @@ def resume_conflicts(cfg, saved, overrides, original):
     return conflicts
 
 
-def _check_new_run_dir(run_dir):
+def check_new_run_dir(run_dir):
     """A new run writes only into a dir that is absent or empty (but for its own lock), and
     one whose checkpoints can be read back."""
     check_checkpoint_dir(run_dir)
@@ -102,7 +102,7 @@ def prepare_run_dir(cfg, run_dir, overrides=None):
         schema.validate(cfg)
         check_best_metric(cfg)
         run_dir = Path(run_dir)
-        _check_new_run_dir(run_dir)
+        check_new_run_dir(run_dir)
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / CONFIG_FILE).write_text(OmegaConf.to_yaml(cfg, resolve=True))
         (run_dir / ".hydra").mkdir(exist_ok=True)
