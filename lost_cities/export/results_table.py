@@ -37,6 +37,7 @@ PAGE = "web/public"
 AGENTS = f"{PAGE}/agents.json"
 OUT = "docs/results.md"
 LINEAGE = "tools/lineage.yaml"
+EXPLOITS = "experiments/exploitability/results"  # exploit.json files (python -m lost_cities.exploit)
 CLAIMS = "tools/claims.yaml"
 CLAIMS_HEADER = """\
 # Each shipped agent's strength claims: the agent's id in web/public/agents.json, then the results
@@ -345,6 +346,46 @@ def lineage_section(nets, entries):
     return lines
 
 
+def _span(low, high, digits, sign=""):
+    return "n/a" if low is None else f"[{low:{sign}.{digits}f}, {high:{sign}.{digits}f}]"
+
+
+def exploit_row(path, result, root):
+    """One best response's result: its win rate and margin against the agent, its gain on its start."""
+    r, g, p = result, result["gain"], result["provenance"]
+    return (
+        f"| {cell(r['agent'])} | {r['budget']['updates']:,} | {r['seed']} | {r['deals']:,} "
+        f"| {r['win_rate']:.3f} {_span(r['win_rate_deal_lower'], r['win_rate_deal_upper'], 3)} "
+        f"| {r['margin_mean']:+.2f} {_span(r['margin_lower'], r['margin_upper'], 2, '+')} "
+        f"| {g['margin_diff']:+.2f} {_span(g['margin_diff_lower'], g['margin_diff_upper'], 2, '+')} "
+        f"| `{cell(p['command'])}` | {link(path, root)} ({p['date']}, {str(p['commit'])[:7]}) |"
+    )
+
+
+def exploit_section(root):
+    """How exploitable the agents are: every exploit.json in :data:`EXPLOITS`, by agent and budget."""
+    files = sorted((Path(root) / EXPLOITS).glob("*.json"))
+    if not files:
+        return []
+    results = [(path, read_json(path)) for path in files]
+    results.sort(key=lambda pr: (pr[1]["agent"], pr[1]["budget"]["updates"], pr[1]["seed"]))
+    return [
+        "## Exploitability",
+        "",
+        "An approximate best response (`python -m lost_cities.exploit`: PPO against the agent, frozen, from",
+        "the agent's own network) and how much it wins from the agent, greedy, on fresh duplicate deals",
+        "(bank v1 from 50,000); the gain is its paired margin over its start, the agent's own net.",
+        "A best response near 0.5 says this learner found nothing to exploit at that budget, a lower",
+        "bound on exploitability, not its value (experiments/exploitability/).",
+        "",
+        "| agent | updates | seed | deals | best response's win rate [95% over deals] | margin [95%] "
+        "| gain over its start [95%] | command | results file (date, commit) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        *(exploit_row(path, result, Path(root)) for path, result in results),
+        "",
+    ]
+
+
 def render(claims, root=".", lineage=LINEAGE, overlay=None):
     """docs/results.md's text for ``claims`` ((agent id, results file) pairs, the files relative to
     ``root`` or absolute) and the chains of ``lineage``; ``overlay``: a dir whose files are read in
@@ -393,4 +434,4 @@ def render(claims, root=".", lineage=LINEAGE, overlay=None):
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     lineage_lines = lineage_section(read_lineage(entries, tree, lineage), entries)
-    return "\n".join(header + rows + [""] + lineage_lines) + "\n"
+    return "\n".join(header + rows + [""] + exploit_section(root) + lineage_lines) + "\n"

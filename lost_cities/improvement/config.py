@@ -8,6 +8,7 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
+from lost_cities.improvement.judge import HANDS
 from lost_cities.improvement.labels import PLAY, TARGETS
 from lost_cities.ppo import config as train_schema  # registers the shared groups' schemas
 
@@ -49,8 +50,10 @@ class EscalateConfig:
 class JudgeConfig:
     positions: int = MISSING  # of the iteration's chunk carries; 0: off
     worlds: int = MISSING  # fresh worlds judging each changed label
+    hand: str = MISSING  # the opponent's hand in them: real (only the deck dealt afresh) or uniform
 
     def __post_init__(self):
+        _require(self.hand in HANDS, f"teacher.judge.hand={self.hand!r}; choose one of {list(HANDS)}")
         _require(
             isinstance(self.positions, int) and self.positions >= 0,
             f"teacher.judge.positions={self.positions!r} must be a whole number >= 0 (0: off)",

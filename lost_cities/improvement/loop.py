@@ -215,7 +215,8 @@ class Loop:
         carries = [dataset.read_carry(path, template) for path in paths]
         states = jax.tree.map(lambda *x: np.concatenate(x), *(c.states for c in carries))
         key = jax.random.fold_in(jax.random.fold_in(self.key, 5), iteration)
-        result = judge.summary(judge.judged_gains(labeller, champion.params, states, key, cfg.worlds))
+        gains = judge.judged_gains(labeller, champion.params, states, key, cfg.worlds, cfg.hand)
+        result = judge.summary(gains)
         if self.writes:
             path.parent.mkdir(exist_ok=True)
             write_json(path, result)

@@ -198,3 +198,36 @@ def test_the_judge_costs_rollouts_only_where_the_label_leaves_the_champion(tiny)
     assert summary(gains)["teacher/judged_positions"] == 2 * GAMES
     with pytest.raises(ValueError, match="a multiple of generate.games=4"):
         judged_gains(left, params, jax.tree.map(lambda x: x[:3], states), jax.random.PRNGKey(0), 4)
+    for hand in ("real", "uniform"):  # either judge's worlds serve it
+        assert np.isfinite(judged_gains(left, params, states, jax.random.PRNGKey(0), 4, hand)).all()
+    with pytest.raises(ValueError, match="hand='told'"):
+        judged_gains(left, params, states, jax.random.PRNGKey(0), 4, "told")
+
+
+def test_the_real_hand_judge_keeps_the_opponents_hand_and_deals_only_the_unseen_deck():
+    """:func:`real_hand_world`: the opponent's hand is the real one, the mover sees exactly what it
+    saw, and the undrawn deck (and, in a match, the later rounds) is dealt afresh; a uniform world
+    deals the opponent's unknown hand afresh too."""
+    from lost_cities.game.engine import LOC_HAND
+    from lost_cities.game.views import current_round
+    from lost_cities.improvement.judge import real_hand_world
+    from lost_cities.search.determinize import determinize
+
+    env = make_env("match3")
+    state = env.init(jax.random.PRNGKey(2))
+    for step in range(9):  # a few moves in: the opponent's hand holds cards drawn from the deck
+        legal = np.flatnonzero(np.asarray(env.legal_mask(state)))
+        state = env.step(state, int(legal[step % len(legal)]))[0]
+    real = current_round(state)
+    opponent = LOC_HAND + 1 - int(real.to_move)
+    mover = int(real.to_move)
+    moved_deck, moved_hand = 0, 0
+    for k in range(8):
+        world = real_hand_world(jax.random.PRNGKey(k), state)
+        round_ = current_round(world)
+        np.testing.assert_array_equal(np.asarray(round_.loc) == opponent, np.asarray(real.loc) == opponent)
+        np.testing.assert_array_equal(env.observe(world, mover), env.observe(state, mover))
+        moved_deck += int((np.asarray(round_.loc) != np.asarray(real.loc)).any())
+        uniform = current_round(determinize(jax.random.PRNGKey(k), state))
+        moved_hand += int((np.asarray(uniform.loc == opponent) != np.asarray(real.loc == opponent)).any())
+    assert moved_deck == 8 and moved_hand >= 7
