@@ -11,11 +11,14 @@
  *    Worker, with clicks during it.
  *
  * Checks: the first screen at both viewports is the ladder, with a rating per level, the title in
- * view and the Play button inside the window; against a level, none of the visible text is
- * training jargon (JARGON) or "Agent", at any point; every number's minus is the typographic one;
+ * view and the Play button inside the window, and its "More opponents" (the agents off the ladder)
+ * in a player's words too; against any opponent, none of the visible text is training jargon
+ * (JARGON) or "Agent", at any point; every number's minus is the typographic one;
  * the table keeps its width (within 2 px) and, at 1280x720, every move and draw button is inside
- * the window; a round's summary shows the finished round's board; a reload mid-match asks first
- * and restores the match exactly (level, position, its random numbers, hints); the downloaded
+ * the window; a round's summary shows the finished round's board, on a phone in view above the
+ * summary (a sheet at the bottom), with its buttons inside the window; a reload mid-match (on the
+ * phone also at a round's summary) asks first and restores the match exactly (level, position,
+ * its random numbers, hints, an open round summary); the downloaded
  * game log replays with `python -m lost_cities.replay` to the scores the page shows; the log
  * names the chosen opponent and marks the hinted plies; the review calls a move better only when
  * its gain clears its ±, lists nothing else as costly, charts every decision and states the
@@ -48,7 +51,7 @@ const SEARCH_LATENCY_BAR_MS = 1000; // the search's median move on WebAssembly
 const REVIEW_BAR_S = 60; // the review of a 3-round match, in the Worker
 const INPUT_BAR_MS = 200; // a click during the review, from the input event to its re-render
 // The page must speak a player's language: none of these (case-insensitive) in its visible text.
-const JARGON = /\bppo\b|bc-ppo|xi6|ActionNet|af1|heuristic_|obs v2|\bwasm\b|\bnet\b|\bworlds\b/i; // 'ppo' as a word: not in 'opponent'
+const JARGON = /\bppo\b|bc-ppo|xi6|ActionNet|af1|heuristic_|obs v2|\bwasm\b|\bnet\b|\bworlds\b|\bupdates\b|\bbal\d|match3|\bimprove-/i; // 'ppo' as a word: not in 'opponent'
 const HYPHEN_MINUS = /(^|[^\w\])-])-\d/m; // a number written with the hyphen, not the typographic minus
 // The screenshots the README shows, by their name in test-results/.
 const DOC_SHOTS = { 'laptop-first': 'laptop-chooser', laptop: 'laptop-match', 'laptop-review': 'laptop-review', 'phone-first': 'phone-chooser', phone: 'phone-match', 'phone-review': 'phone-review' };
@@ -145,8 +148,8 @@ async function routeAf1Agent(context, modelPath) {
 /** A phrase of `text` around `match`, for a failure's message. */
 const around = (text, match) => text.slice(Math.max(0, match.index - 60), match.index + 40);
 
-/** What the page must satisfy at any moment: no sideways scroll, no NaN/undefined shown, one minus sign; against a
- * level of the ladder (`words`), a player's words only: no training jargon and no "Agent" for the level's name. */
+/** What the page must satisfy at any moment: no sideways scroll, no NaN/undefined shown, one minus sign; with
+ * `words`, a player's words only: no training jargon and no "Agent" for the opponent's name. */
 async function checkLayout(page, label, widths, { words = false } = {}) {
   const state = await page.evaluate(() => ({
     scrollWidth: document.documentElement.scrollWidth,
@@ -200,9 +203,36 @@ const offScreen = (page) =>
       .map(({ id, box }) => `${id} at (${Math.round(box.left)}, ${Math.round(box.top)})-(${Math.round(box.right)}, ${Math.round(box.bottom)})`),
   );
 
+/** At a round's end on a phone, where its summary is a sheet at the window's bottom: what of the finished board's
+ * expeditions (both players' columns, each at its top, middle and bottom) is not in the window or is under the
+ * summary, and which of the summary's buttons are not wholly inside the window. */
+const boardUnderSummary = (page) =>
+  page.evaluate(() => {
+    const problems = [];
+    for (const column of document.querySelectorAll('[data-testid^="expeditions-"] .exp')) {
+      const box = column.getBoundingClientRect();
+      const where = `${column.parentElement.dataset.testid} column ${[...column.parentElement.children].indexOf(column) + 1}`;
+      for (const y of [box.top + 2, box.top + box.height / 2, box.bottom - 2]) {
+        const hit = document.elementFromPoint(box.left + box.width / 2, y);
+        if (!hit || !column.contains(hit)) {
+          const what = !hit ? 'is outside the window' : hit.closest('[data-testid="round-summary"]') ? 'is under the summary' : `shows ${hit.className}`;
+          problems.push(`${where} at y ${Math.round(y)} ${what}`);
+        }
+      }
+    }
+    for (const button of document.querySelectorAll('[data-testid="round-summary"] button')) {
+      const box = button.getBoundingClientRect();
+      if (box.width > 0 && (box.top < 0 || box.left < 0 || box.bottom > innerHeight || box.right > innerWidth)) {
+        problems.push(`${button.dataset.testid} at (${Math.round(box.left)}, ${Math.round(box.top)})-(${Math.round(box.right)}, ${Math.round(box.bottom)}) is outside the window`);
+      }
+    }
+    return problems;
+  });
+
 /** The first screen a new visitor sees: the ladder, each level rated, the title in view and the Play button inside the
- * window, and no jargon in its visible text. */
-async function checkFirstScreen(page, label, levels) {
+ * window, and no jargon in its visible text, nor in "More opponents" once opened (the agents off the ladder, `others`:
+ * no id of theirs either; their technical details stay closed). */
+async function checkFirstScreen(page, label, levels, others) {
   await page.getByTestId('chooser').waitFor({ timeout: 60000 });
   await page.locator('[data-testid^="rating-"]').first().waitFor();
   const text = await page.evaluate(() => document.body.innerText);
@@ -220,15 +250,26 @@ async function checkFirstScreen(page, label, levels) {
   check(ratings.length === levels.length && ratings.every((r) => /^rating (below )?-?\d+( ± \d+)?$/.test(r)), `${label}: the levels' ratings read ${JSON.stringify(ratings)}`);
   const numbers = ratings.map((r) => Number(r.split(' ').at(r.includes('below') ? 2 : 1)) - (r.includes('below') ? 1 : 0));
   check(numbers.every((x, i) => i === 0 || x > numbers[i - 1]), `${label}: the ladder's ratings do not rise level by level: ${numbers}`);
+  const more = page.getByTestId('details').locator(':scope > summary');
+  await more.click();
+  const opened = await page.getByTestId('details').evaluate((details) => details.innerText);
+  const moreJargon = opened.match(JARGON);
+  check(!moreJargon, `${label}: "More opponents" shows "${moreJargon?.[0]}" (in: ${moreJargon && around(opened, moreJargon)})`);
+  const id = others.find((agent) => opened.toLowerCase().includes(agent.id.toLowerCase()))?.id;
+  check(!id, `${label}: "More opponents" shows the id "${id}"`);
+  check(others.length > 0 && others.every((agent) => opened.includes(agent.label)), `${label}: "More opponents" lists ${opened}`);
+  await more.click(); // closed again and back at the top, as a visitor finds it (and the screenshot shows it)
+  await page.evaluate(() => window.scrollTo(0, 0));
   return { ratings, words: text.split(/\s+/).length };
 }
 
 /** Play one whole match on `page` against `agentId`; returns what the page and the replay say. */
-async function playMatch(page, { label, agentId, url, seed, hintMoves, screenshot, touch, reloadAt = null }) {
+async function playMatch(page, { label, agentId, url, seed, hintMoves, screenshot, touch, reloadAt = null, reloadAtSummary = false }) {
   const widths = [];
   const boxes = []; // the table's width and the side panel's place at every click
   const laptop = page.viewportSize().width >= 1001;
   const fold = page.viewportSize().height <= 720; // every move and draw button must be inside the window
+  const phone = page.viewportSize().width <= 640; // a round's summary is a sheet under the board
   const press = (locator) => (touch ? locator.tap() : locator.click());
   await page.goto(url);
   await page.getByTestId('chooser').waitFor({ timeout: 60000 });
@@ -238,7 +279,7 @@ async function playMatch(page, { label, agentId, url, seed, hintMoves, screensho
   await checkLayout(page, `${label} chooser`, widths, { words: true });
   await shoot(page, `${screenshot.name}-chooser`);
   const option = page.getByTestId(`opponent-${agentId}`);
-  if (!(await option.isVisible())) await press(page.getByTestId('details').locator('summary')); // not a level: under "details"
+  if (!(await option.isVisible())) await press(page.getByTestId('details').locator(':scope > summary')); // not a level: under "More opponents"
   await press(option);
   check((await option.getAttribute('aria-checked')) === 'true', `${label}: ${agentId} not selected`);
   const chosenName = await page.evaluate(() => window.lostCities.chosen.name);
@@ -247,13 +288,12 @@ async function playMatch(page, { label, agentId, url, seed, hintMoves, screensho
   check(!(await page.evaluate(() => window.lostCities.error)), await page.evaluate(() => window.lostCities.error));
   check((await page.evaluate(() => window.lostCities.policy.backend)) === 'wasm', 'the agent should run on WASM here');
   check((await page.evaluate(() => window.lostCities.policy.agent.id)) === agentId, `${label}: playing the wrong agent`);
-  const levelName = await page.evaluate(() => window.lostCities.chosen.level?.name ?? 'Agent'); // off the ladder: 'Agent'
-  const words = levelName !== 'Agent'; // a level of the ladder: the page speaks a player's words only
+  const shownAs = await page.evaluate(() => window.lostCities.chosen.label); // a level's name, or one given off the ladder
   const shownName = await page.getByTestId('board-opponent').textContent();
-  check(shownName === levelName, `${label}: the board names the opponent "${shownName}", the ladder "${levelName}"`);
+  check(shownName === shownAs, `${label}: the board names the opponent "${shownName}", the chooser "${shownAs}"`);
   const speed = await page.getByTestId('agent-speed').textContent();
   check(/^obs \S+ · \S+ · (no move yet|median \d+\.\d ms\/move)$/.test(speed), `${label}: the agent panel says "${speed}"`);
-  await checkLayout(page, `${label} start`, widths, { words });
+  await checkLayout(page, `${label} start`, widths, { words: true });
   /** After a click of the player's: the table's width and place kept; at 1280x720 every button in the window. */
   const afterClick = async (what) => {
     const covered = await coveredLabels(page);
@@ -270,10 +310,12 @@ async function playMatch(page, { label, agentId, url, seed, hintMoves, screensho
   let hintsSeen = 0;
   let screenshotTaken = false;
   let reopened = false;
+  let summaryReloaded = false;
+  let summariesOverBoard = 0; // round summaries checked to leave the board in view (on a phone)
   for (let guard = 0; guard < 5000; guard++) {
     if (await page.getByTestId('match-summary').isVisible()) break;
     if (await page.getByTestId('round-summary').isVisible()) {
-      await checkLayout(page, `${label} round summary`, widths, { words });
+      await checkLayout(page, `${label} round summary`, widths, { words: true });
       // behind the summary, the finished round's board: its number, its empty deck
       const board = await page.evaluate(() => ({
         finished: window.lostCities.summaries.at(-1).roundIdx + 1,
@@ -281,6 +323,24 @@ async function playMatch(page, { label, agentId, url, seed, hintMoves, screensho
         deck: document.querySelector('[data-testid="deck-count"] b').textContent,
       }));
       check(board.round === String(board.finished) && board.deck === '0', `${label}: behind round ${board.finished}'s summary the board shows round ${board.round}, deck ${board.deck}`);
+      if (phone) {
+        // the finished board in view above the summary, whose buttons are in the window; its scores by colour
+        // open on request (the sheet grows, its buttons stay in the window) and close again
+        const hidden = await boardUnderSummary(page);
+        check(hidden.length === 0, `${label}: round ${board.finished}'s summary: ${hidden.join('; ')}`);
+        await press(page.getByTestId('toggle-round-scores'));
+        check(await page.getByTestId('round-summary').locator('table.rounds').isVisible(), `${label}: no scores by colour on request`);
+        const shown = (await boardUnderSummary(page)).filter((problem) => !problem.includes('column'));
+        check(shown.length === 0, `${label}: round ${board.finished}'s summary with its scores by colour: ${shown.join('; ')}`);
+        await press(page.getByTestId('toggle-round-scores'));
+        if (reloadAtSummary && !summaryReloaded) {
+          await reloadMidMatch(page, `${label} at round ${board.finished}'s summary`, 'round-summary');
+          const after = await boardUnderSummary(page);
+          check(after.length === 0, `${label}: round ${board.finished}'s summary after a reload: ${after.join('; ')}`);
+          summaryReloaded = true;
+        }
+        summariesOverBoard += 1;
+      }
       await press(page.getByTestId('next-round'));
       continue;
     }
@@ -293,13 +353,13 @@ async function playMatch(page, { label, agentId, url, seed, hintMoves, screensho
       const plies = await page.evaluate(() => window.lostCities.actions.length);
       await press(page.getByTestId('new-match'));
       await page.getByTestId('chooser').waitFor();
-      await checkLayout(page, `${label} chooser mid-match`, widths, { words });
+      await checkLayout(page, `${label} chooser mid-match`, widths, { words: true });
       await press(page.getByTestId('chooser').locator('button.opponent.level:not(.selected)').first()); // chosen, not started
       await press(page.getByTestId('close-chooser'));
       await page.getByTestId('prompt').waitFor();
       check((await page.evaluate(() => window.lostCities.actions.length)) === plies, `${label}: closing the chooser changed the match`);
       const stillShown = await page.getByTestId('board-opponent').textContent();
-      check(stillShown === levelName, `${label}: after choosing another level and closing the chooser the board names "${stillShown}", playing "${levelName}"`);
+      check(stillShown === shownAs, `${label}: after choosing another level and closing the chooser the board names "${stillShown}", playing "${shownAs}"`);
       reopened = true;
     }
     if (humanMoves === reloadAt) await reloadMidMatch(page, label);
@@ -322,7 +382,7 @@ async function playMatch(page, { label, agentId, url, seed, hintMoves, screensho
         await page.getByTestId('hints').waitFor({ timeout: 10000 });
       }
       if (screenshot.probs && (await page.getByTestId('toggle-probs').count())) await page.getByTestId('toggle-probs').check();
-      await checkLayout(page, `${label} round 2`, widths, { words });
+      await checkLayout(page, `${label} round 2`, widths, { words: true });
       await shoot(page, screenshot.name, { fullPage: screenshot.fullPage });
       screenshotTaken = true;
     }
@@ -339,9 +399,10 @@ async function playMatch(page, { label, agentId, url, seed, hintMoves, screensho
       `${label}: the table's width varies by ${spread('width')} px, the side panel moves by ${spread('sideX')} px over ${boxes.length} clicks`);
   }
   check(reloadAt === null || humanMoves > reloadAt, `${label}: the match ended before its reload`);
+  check(!reloadAtSummary || summaryReloaded, `${label}: no reload at a round's summary`);
   check(await page.getByTestId('match-summary').isVisible(), `${label}: the match did not finish`);
   check(screenshotTaken, `${label}: no screenshot was taken`);
-  await checkLayout(page, `${label} match summary`, widths, { words });
+  await checkLayout(page, `${label} match summary`, widths, { words: true });
   const final = page.getByTestId('final-score');
   const shown = { you: Number(await final.getAttribute('data-you')), agent: Number(await final.getAttribute('data-agent')) };
   const result = (await page.getByTestId('match-result').textContent()).replace(/^Match over: /, '');
@@ -371,15 +432,16 @@ async function playMatch(page, { label, agentId, url, seed, hintMoves, screensho
   check(game.hints?.used === hintsSeen > 0, `${label}: hints.used ${game.hints?.used}, hints were shown ${hintsSeen} times`);
   check(game.hints.plies.length >= hintsSeen, `${label}: ${game.hints.plies.length} hinted plies logged, ${hintsSeen} shown`);
   const latencies = await page.evaluate(() => window.lostCities.latencies);
-  return { shown, result, game, games, replayed: last, humanMoves, hintsSeen, latencies, widths, speed, boxes };
+  return { shown, result, game, games, replayed: last, humanMoves, hintsSeen, latencies, widths, speed, boxes, summariesOverBoard };
 }
 
 /** Reload the page mid-match: it must ask first (beforeunload), then restore the match exactly: the level, the
- * deal and every move, the match's random numbers (a random bot's or a search's draws to come), the hints. */
-async function reloadMidMatch(page, label) {
+ * deal and every move, the match's random numbers (a random bot's or a search's draws to come), the hints, an open
+ * round summary (`shown`: what the restored page shows). */
+async function reloadMidMatch(page, label, shown = 'prompt') {
   const keep = () => {
     const app = window.lostCities;
-    return JSON.stringify({ agent: app.policy.agent.id, deal: app.deal, ms: app.ms, actions: app.actions, random: app.matchRandom, hintsOn: app.hintsOn, hinted: app.hintedPlies, summaries: app.summaries.length });
+    return JSON.stringify({ agent: app.policy.agent.id, deal: app.deal, ms: app.ms, actions: app.actions, random: app.matchRandom, hintsOn: app.hintsOn, hinted: app.hintedPlies, summaries: app.summaries.length, overlay: app.overlay });
   };
   const before = await page.evaluate(keep);
   let asked = null;
@@ -389,7 +451,7 @@ async function reloadMidMatch(page, label) {
   });
   await page.reload();
   check(asked === 'beforeunload', `${label}: leaving mid-match did not ask first (dialog: ${asked})`);
-  await page.getByTestId('prompt').waitFor({ timeout: 60000 });
+  await page.getByTestId(shown).waitFor({ timeout: 60000 });
   const after = await page.evaluate(keep);
   check(after === before, `${label}: the reload did not restore the match:\n${before}\n${after}`);
 }
@@ -504,6 +566,7 @@ async function main() {
   });
   const index = JSON.parse(readFileSync(join(DIST, 'agents.json'), 'utf8'));
   const levels = index.agents.filter((agent) => agent.level);
+  const others = index.agents.filter((agent) => !agent.level); // their labels: the page's, read once it has loaded them
   const lowest = levels[0].id;
   const highest = levels[levels.length - 1].id;
   const club = levels.find((agent) => agent.bot === 'heuristic_expert')?.id;
@@ -516,7 +579,12 @@ async function main() {
     const laptopPage = await laptop.newPage();
     watch(laptopPage, 'laptop', origin, errors);
     await laptopPage.goto(url);
-    const laptopFirst = await checkFirstScreen(laptopPage, 'laptop first screen', levels);
+    const labels = await laptopPage.evaluate(async () => {
+      while (!window.lostCities?.agents.length) await new Promise((resolve) => setTimeout(resolve, 50));
+      return Object.fromEntries(window.lostCities.agents.map((agent) => [agent.id, agent.label]));
+    });
+    const offLadder = others.map((agent) => ({ id: agent.id, label: labels[agent.id] }));
+    const laptopFirst = await checkFirstScreen(laptopPage, 'laptop first screen', levels, offLadder);
     await shoot(laptopPage, 'laptop-first');
     const a = await playMatch(laptopPage, {
       label: 'laptop 1280x720', agentId: lowest, url, seed: Number(args.seed), hintMoves: 0,
@@ -534,14 +602,15 @@ async function main() {
     const freshPhone = await fresh.newPage();
     watch(freshPhone, 'phone first screen', origin, errors);
     await freshPhone.goto(url);
-    const phoneFirst = await checkFirstScreen(freshPhone, 'phone first screen', levels);
+    const phoneFirst = await checkFirstScreen(freshPhone, 'phone first screen', levels, offLadder);
     await checkLayout(freshPhone, 'phone first screen', []);
     await shoot(freshPhone, 'phone-first');
     await fresh.close();
     const b = await playMatch(phonePage, {
       label: 'phone 390x844', agentId: club, url, seed: Number(args.seed) + 1, hintMoves: 6,
-      screenshot: { name: 'phone', hints: true, fullPage: true }, touch: true, reloadAt: 2,
+      screenshot: { name: 'phone', hints: true, fullPage: true }, touch: true, reloadAt: 2, reloadAtSummary: true,
     });
+    check(b.summariesOverBoard === 2, `phone: ${b.summariesOverBoard} round summaries checked over the board, 2 expected`);
     check(b.games.length === 2 && b.games[0].opponent?.id === lowest, `phone: the log should hold the laptop match then this one (${b.games.length} games)`);
     check(b.games[0].hints?.used === false, 'the laptop match used no hints');
     for (const ply of b.game.hints.plies) {
@@ -632,6 +701,7 @@ async function main() {
       console.log(`e2e ${label}: final you ${m.shown.you} : agent ${m.shown.agent}; Python replay ${JSON.stringify(m.replayed.final_carry)} (seats ${m.game.seats}) - match`);
       console.log(`e2e ${label}: scrollWidth <= clientWidth at every check (max scrollWidth ${Math.max(...m.widths)}); reloaded mid-match: asked first, restored exactly`);
     }
+    console.log(`e2e 390x844: at ${b.summariesOverBoard} round summaries (one of them reloaded) both players' expeditions in view and not under the summary, its buttons inside the window, its scores by colour on request`);
     console.log(`e2e club level: ${clubChecked}`);
     console.log(`e2e: your record per level after both: ${JSON.stringify(record)}`);
     if (af1) {

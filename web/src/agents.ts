@@ -95,7 +95,10 @@ export interface Strength {
 }
 
 export interface Agent extends AgentEntry {
+  /** The manifest's name (a search's or a bot's with how it moves): the project's words, for the game log and the details. */
   name: string;
+  /** The name a player reads: the level's, or one given off the ladder (`withLabels`). */
+  label: string;
   manifest: Manifest | null;
   strength: Strength | null;
   /** Why this page cannot play the agent (manifest missing, an observation or features it lacks); null if playable. */
@@ -190,9 +193,13 @@ export function describeStrength(strength: Strength | null): string {
   return `wins ${percent(strength.win_rate)}${ci} of ${strength.games} games vs ${strength.opponent}${margin}`;
 }
 
+/** The name of an agent off the ladder, numbered by withLabels. */
+const PRACTICE = 'Practice opponent';
+
 /** An index entry with its manifest read and checked; a bad manifest makes the agent unplayable, not the page. */
 export function describeAgent(entry: AgentEntry, manifest: Manifest | null, loadProblem: string | null): Agent {
-  if (!manifest) return { ...entry, name: entry.id, manifest: null, strength: null, problem: loadProblem ?? 'no manifest' };
+  const label = entry.level?.name ?? PRACTICE;
+  if (!manifest) return { ...entry, name: entry.id, label, manifest: null, strength: null, problem: loadProblem ?? 'no manifest' };
   let problem: string | null = null;
   try {
     inputsFor(manifest);
@@ -200,11 +207,28 @@ export function describeAgent(entry: AgentEntry, manifest: Manifest | null, load
     problem = error instanceof Error ? error.message : String(error);
   }
   const name = typeof manifest.name === 'string' && manifest.name.trim() ? manifest.name : entry.id;
-  if (entry.bot) return { ...entry, name: `${entry.bot} (scripted; hints by ${name})`, manifest, strength: null, problem };
-  if (!entry.search) return { ...entry, name, manifest, strength: strengthOf(manifest), problem };
+  if (entry.bot) return { ...entry, name: `${entry.bot} (scripted; hints by ${name})`, label, manifest, strength: null, problem };
+  if (!entry.search) return { ...entry, name, label, manifest, strength: strengthOf(manifest), problem };
   const { worlds, candidates } = entry.search.knobs;
   const how = `search, ${worlds} worlds × ${candidates} moves${entry.search.beliefUrl ? ', learned belief' : ''}`;
-  return { ...entry, name: `${name} + ${how}`, manifest, strength: asStrength(entry.search.strength), problem };
+  return { ...entry, name: `${name} + ${how}`, label, manifest, strength: asStrength(entry.search.strength), problem };
+}
+
+/** The level that thinks ahead with `agent`'s net, if `agent` is that net alone (it plays the level's moves at a glance). */
+export function quickOf(agent: Agent, agents: Agent[]): Agent | undefined {
+  if (agent.level || agent.bot || agent.search) return undefined;
+  return agents.find((a) => a.level && a.search && a.modelUrl === agent.modelUrl);
+}
+
+/** Player names for the agents off the ladder, whose ids and manifest names are training jargon: the net of a level
+ * that thinks ahead, alone, is "Quick <level>"; any other "Practice opponent N", numbered in the index's order. */
+export function withLabels(agents: Agent[]): Agent[] {
+  let practice = 0;
+  return agents.map((agent) => {
+    if (agent.level) return agent;
+    const quick = quickOf(agent, agents);
+    return { ...agent, label: quick ? `Quick ${quick.level!.name}` : `${PRACTICE} ${++practice}` };
+  });
 }
 
 /** Fetch the index and every manifest (small JSON files); the models are loaded only when chosen. */
@@ -224,12 +248,11 @@ export async function loadAgents(baseUrl: string): Promise<{ agents: Agent[]; de
       }
     }),
   );
-  return { agents, defaultId: index.defaultId };
+  return { agents: withLabels(agents), defaultId: index.defaultId };
 }
 
-/** An agent as the page names it to a player: its ladder level, else its own name. */
-export const playerName = (agent: Agent | undefined): string => agent?.level?.name ?? agent?.name ?? 'the agent';
+/** An agent as the page names it to a player: its ladder level, else the label it was given off the ladder. */
+export const playerName = (agent: Agent | undefined): string => agent?.label ?? 'the agent';
 
-/** An opponent's name where a table cell or a line has room for a word: its ladder level, else "Agent"
- * (a manifest's name is a sentence). */
-export const seatName = (agent: Agent | undefined): string => agent?.level?.name ?? 'Agent';
+/** An opponent's name where a table cell or a line has room for a few words: as playerName, else "Agent". */
+export const seatName = (agent: Agent | undefined): string => agent?.label ?? 'Agent';

@@ -73,6 +73,7 @@ export class App {
   lastAgentMove: AgentMove | null = null;
   summaries: RoundSummary[] = [];
   overlay: 'round' | 'match' | null = null;
+  roundScoresShown = false; // the round summary's scores by colour, on request where it is a sheet under the board
   showProbs = false;
   thinking = false;
   games: GameRecord[] = loadGames();
@@ -384,6 +385,7 @@ export class App {
     this.startedAt = new Date().toISOString();
     this.summaries = [];
     this.overlay = null;
+    this.roundScoresShown = false;
     this.lastAgentMove = null;
     this.hint = null;
     this.hintSeenAt = null;
@@ -449,6 +451,7 @@ export class App {
   continueAfterRound(): void {
     if (this.overlay !== 'round') return;
     this.overlay = null;
+    this.roundScoresShown = false;
     this.lastAgentMove = null;
     this.saveProgress();
     this.update();
@@ -513,6 +516,11 @@ export class App {
     if (this.review) this.closeReview();
     this.games = [];
     saveGames(this.games);
+    this.update();
+  }
+
+  toggleRoundScores(): void {
+    this.roundScoresShown = !this.roundScoresShown;
     this.update();
   }
 

@@ -29,6 +29,7 @@ const handlers: Record<string, () => void> = {
     app.update();
   },
   'next-round': () => app.continueAfterRound(),
+  'toggle-round-scores': () => app.toggleRoundScores(),
   'new-match': () => app.openChooser(),
   'start-match': () => app.startMatch(),
   'close-chooser': () => app.closeChooser(),

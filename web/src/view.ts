@@ -9,6 +9,7 @@ import { points, signed, signedRound, whole } from './format';
 import { drawHints, hintPercent, placeHints, slotHints } from './hints';
 import { back, button, card, escapeHtml } from './html';
 import { N_ROUNDS, type RoundSummary } from './match';
+import { practiceLine, ratedAs } from './practice';
 import { topActions } from './policyContract';
 import { type Ratings, ratingText as ratingLine, versusNeighbour } from './ratings';
 import { type OpponentRecord, meanMargin, opponentRecords, recordText } from './record';
@@ -150,7 +151,11 @@ function overlay(app: App): string {
   if (app.overlay === 'round') {
     const starter = last.nextStarter === app.humanSeat ? 'You start' : `The ${name} starts`;
     const why = last.tieBroken ? 'totals are tied, the coin decided' : 'more points so far';
-    return `<div class="overlay round-end" data-testid="round-summary"><div class="dialog"><h2>Round ${last.roundIdx + 1} finished</h2>${colourBreakdown(app, last.round, last.roundIdx)}<p>Match so far: You <b>${whole(you)}</b> · ${name} <b>${whole(agent)}</b></p><p>${starter} round ${last.roundIdx + 2} (${why}).</p>${button(`Start round ${last.roundIdx + 2}`, 'next-round', true, 'class="primary"')}</div></div>`;
+    // narrower than a laptop the summary is a sheet under the board, which shows each expedition's score: the
+    // scores by colour open on request there (style.css), beside the board they are always shown
+    const shown = app.roundScoresShown;
+    const toggle = button(shown ? 'Hide scores by colour' : 'Scores by colour', 'toggle-round-scores', true, `class="scores-toggle" aria-expanded="${shown}"`);
+    return `<div class="overlay round-end ${shown ? 'scores-shown' : ''}" data-testid="round-summary"><div class="dialog"><h2>Round ${last.roundIdx + 1} finished</h2><div class="breakdown">${colourBreakdown(app, last.round, last.roundIdx)}</div><p>Match so far: You <b>${whole(you)}</b> · ${name} <b>${whole(agent)}</b></p><p>${starter} round ${last.roundIdx + 2} (${why}).</p><div class="buttons">${toggle}${button(`Start round ${last.roundIdx + 2}`, 'next-round', true, 'class="primary"')}</div></div></div>`;
   }
   const result = escapeHtml(resultWords(you, agent, seatName(app.policy?.agent)));
   return `<div class="overlay" data-testid="match-summary"><div class="dialog"><h2 data-testid="match-result">Match over: ${result}</h2><p class="muted">against the ${escapeHtml(playerName(app.policy?.agent))}</p>${colourBreakdown(app, last.round, last.roundIdx)}${roundTable(app, app.summaries)}<p class="final" data-testid="final-score" data-you="${you}" data-agent="${agent}">Final: You <b>${whole(you)}</b> · ${name} <b>${whole(agent)}</b></p>${recordLine(app, app.policy?.agent.id)}<div class="buttons">${button('Review this match', 'review-last', !!app.reviewer, 'class="primary"')} ${button('New match', 'new-match', true, 'class="primary"')} ${button(`Download game log (${app.games.length})`, 'download-log')}</div></div></div>`;
@@ -165,8 +170,7 @@ function recordTable(app: App): string {
   const records = opponentRecords(app.games);
   if (records.size === 0) return '<p class="muted" data-testid="record-empty">No finished matches in this browser yet.</p>';
   const rows = [...records.values()].map((r) => {
-    const agent = app.agents.find((a) => a.id === r.key);
-    const name = agent?.level?.name ?? agent?.name ?? r.name;
+    const name = app.agents.find((a) => a.id === r.key)?.label ?? r.name;
     return `<tr data-testid="record-${escapeHtml(r.key)}" data-played="${r.played}" data-wins="${r.wins}" data-draws="${r.draws}" data-losses="${r.losses}"><th>${escapeHtml(name)}</th><td>${r.wins}–${r.draws}–${r.losses}</td><td>${signedRound(meanMargin(r))}</td><td>${signed(r.best)} / ${signed(r.worst)}</td></tr>`;
   });
   return `<table class="record" data-testid="record"><tr><th>Opponent</th><th title="won–drawn–lost">W–D–L</th><th title="your mean margin">Mean</th><th title="your best / worst margin">Best / worst</th></tr>${rows.join('')}</table>`;
@@ -196,24 +200,28 @@ function levelOption(app: App, agent: Agent, levels: Agent[], records: Map<strin
     <span class="opponent-record" data-testid="level-record-${agent.id}">You: ${recordText(records.get(agent.id))}</span></button>`;
 }
 
+/** An opponent off the ladder: its label and a line in a player's words; its id, its manifest's name and what was
+ * measured only in the tooltip and the technical details (training jargon). */
 function opponentOption(app: App, agent: Agent, records: Map<string, OpponentRecord>): string {
   const selected = agent.id === app.chosenId;
   const disabled = agent.problem !== null || app.loadingAgent !== null;
-  const strength = agent.problem ? `<span class="warn">cannot be played here: ${escapeHtml(agent.problem)}</span>` : escapeHtml(describeStrength(agent.strength));
-  const placeholder = agent.manifest?.placeholder ? ' <span class="warn">placeholder: random weights</span>' : '';
-  return `<button class="opponent ${selected ? 'selected' : ''}" data-do="opponent-${agent.id}" data-testid="opponent-${agent.id}" role="radio" aria-checked="${selected}" ${disabled ? 'disabled' : ''}>
-    <span class="opponent-name">${escapeHtml(agent.name)}${placeholder}</span>
-    <span class="opponent-strength">Measured: ${strength}</span>
+  const problem = agent.problem ? ` <span class="warn">cannot be played here</span>` : '';
+  const tooltip = `${agent.id}: ${agent.name}; ${agent.problem ?? describeStrength(agent.strength)}`;
+  return `<button class="opponent ${selected ? 'selected' : ''}" data-do="opponent-${agent.id}" data-testid="opponent-${agent.id}" role="radio" aria-checked="${selected}" title="${escapeHtml(tooltip)}" ${disabled ? 'disabled' : ''}>
+    <span class="opponent-name">${escapeHtml(agent.label)}${problem}</span>
+    <span class="opponent-about">${escapeHtml(practiceLine(agent, app.agents, app.ratings))}</span>
     <span class="opponent-record">You: ${recordText(records.get(agent.id))}</span></button>`;
 }
 
-/** What each level is, in the project's terms (behind the chooser's "details"). */
-function levelDetails(app: App, levels: Agent[]): string {
-  const rows = levels.map((agent) => {
-    const rating = ratingOf(app.ratings, agent);
-    const interval = rating ? `${whole(Math.round(rating.rating))} [${whole(Math.round(rating.lower))}, ${whole(Math.round(rating.upper))}]` : 'not rated';
+/** What each player is, in the project's terms (behind the chooser's technical details): the levels, then the others. */
+function technicalDetails(app: App, agents: Agent[]): string {
+  const rows = agents.map((agent) => {
+    const player = app.ratings && ratedAs(agent, app.ratings);
+    const rating = player ? app.ratings!.players.get(player) : undefined;
+    const interval = rating ? `rated as ${player}: ${whole(Math.round(rating.rating))} [${whole(Math.round(rating.lower))}, ${whole(Math.round(rating.upper))}]` : 'not rated';
     const kind = agent.bot ? `scripted bot ${agent.bot} (hints by the net ${agent.manifest?.name ?? ''})` : agent.name;
-    return `<li><b>${escapeHtml(agent.level?.name ?? agent.id)}</b>: ${escapeHtml(kind)}; id ${escapeHtml(agent.id)}; rated as ${escapeHtml(agent.level?.ratedAs ?? '')}: ${interval}; ${escapeHtml(describeStrength(agent.strength))}</li>`;
+    const problem = agent.problem ? `; cannot be played here: ${agent.problem}` : '';
+    return `<li><b>${escapeHtml(agent.label)}</b>: ${escapeHtml(kind)}; id ${escapeHtml(agent.id)}; ${escapeHtml(interval)}; ${escapeHtml(describeStrength(agent.strength))}${escapeHtml(problem)}</li>`;
   });
   const prov = app.ratings?.provenance;
   const source = app.ratings
@@ -231,7 +239,7 @@ function chooser(app: App): string {
   const more = others.map((agent) => opponentOption(app, agent, records)).join('');
   const inProgress = app.ms && !app.ms.done;
   const chosen = app.chosen;
-  const chosenName = chosen?.level?.name ?? chosen?.name ?? '';
+  const chosenName = chosen?.label ?? '';
   const start = app.loadingAgent ? 'Loading…' : `${inProgress ? 'Start a new match' : 'Play'} against the ${escapeHtml(chosenName)}`;
   const cancel = inProgress ? button('Back to the match', 'close-chooser', !app.loadingAgent) : '';
   const details = app.chosen && !app.chosen.level ? ' open' : '';
@@ -242,9 +250,10 @@ function chooser(app: App): string {
     ${errorBox(app)}
     <p class="muted">A rating says how strong a level is: 200 points apart, the stronger wins about 3 of 4 matches; ± is how far the measured rating may be off (95% confidence). A match is 3 rounds. A coin picks who starts round 1, then whoever leads starts the next. During a match you can ask for hints; after it, a review shows where the ${escapeHtml(playerName(app.reviewer))} would have played differently.</p>
     ${app.games.length ? `<h3>Your matches</h3>${storedMatches(app)}` : ''}
-    <details class="more" data-testid="details"${details}><summary>Details: how the levels play and were measured, and more players</summary>
-      ${levelDetails(app, levels)}
+    <details class="more" data-testid="details"${details}><summary>More opponents, and how the players were made</summary>
+      ${others.length ? '<p class="muted">Practice opponents off the ladder, still playable:</p>' : ''}
       <div class="opponents" role="radiogroup">${more}</div>
+      <details class="more" data-testid="technical"><summary>Technical details: what each player is, its id and how it was measured</summary>${technicalDetails(app, [...levels, ...others])}</details>
     </details>
   </div>`;
 }
@@ -296,8 +305,8 @@ function sidePanel(app: App): string {
     const placeholder = policy.manifest.placeholder ? ' <span class="warn">placeholder: random weights, not a trained agent</span>' : '';
     const agent = policy.agent;
     const rating = ratingText(app.ratings, agent);
-    const about = agent.level ? `<br><small>${escapeHtml(agent.level.about)} ${capitalized(rating)}.</small>` : '';
-    model = `<b data-testid="opponent-name">${escapeHtml(playerName(agent))}</b>${placeholder}${about}
+    const about = agent.level ? `${escapeHtml(agent.level.about)} ${capitalized(rating)}.` : escapeHtml(practiceLine(agent, app.agents, app.ratings));
+    model = `<b data-testid="opponent-name">${escapeHtml(playerName(agent))}</b>${placeholder}<br><small>${about}</small>
       <details class="more"><summary>Details</summary><small>${escapeHtml(agent.name)}<br>Measured: ${escapeHtml(describeStrength(agent.strength))}</small><br><small data-testid="agent-speed">obs ${escapeHtml(String(policy.manifest.obs_version))} · ${policy.backend} · ${speed}</small></details>`;
   }
   const probsToggle = policy?.agent.bot
@@ -348,7 +357,7 @@ export function render(app: App): void {
     <span class="spacer"></span>
     ${button('New match', 'new-match')}
   </header>
-  <div class="main">
+  <div class="main ${app.overlay === 'round' ? 'under-sheet' : ''}">
     <div class="table" data-testid="table">
       <div class="player-row"><span class="who agent" data-testid="board-opponent">${opponentName(app)}</span> ${agentHand(app, round)} ${starterTag(app.agentSeat)}</div>
       ${expeditionRow(round, app.agentSeat, 'agent')}
@@ -361,4 +370,25 @@ export function render(app: App): void {
     ${sidePanel(app)}
   </div>
   ${overlay(app)}`;
+  if (app.overlay === 'round') revealBoard(app);
+}
+
+/** The round summary whose board was last brought into view (once per summary: a re-render must not scroll). */
+let revealed: RoundSummary | null = null;
+
+/** Narrower than a laptop, the round's summary is a sheet at the window's bottom (style.css): when it opens (or is
+ * restored by a reload), scroll the finished board's expeditions into the room above it; the player was looking at
+ * the hand, below them. Beside the board (a laptop) the summary covers none of it and nothing moves. */
+function revealBoard(app: App): void {
+  const last = app.summaries[app.summaries.length - 1];
+  if (last === revealed || typeof window === 'undefined') return;
+  revealed = last;
+  const box = (selector: string) => app.root.querySelector(selector)?.getBoundingClientRect();
+  const [sheet, table, top, bottom] = ['[data-testid="round-summary"] .dialog', '.table', '[data-testid="expeditions-agent"]', '[data-testid="expeditions-me"]'].map(box);
+  if (!sheet || !table || !top || !bottom || sheet.left > 0) return; // beside the board
+  const margin = 6;
+  if (top.top >= margin && bottom.bottom <= sheet.top - margin) return;
+  // the whole table from its top if it fits above the sheet, else from the opponent's expeditions
+  const from = bottom.bottom - table.top <= sheet.top - margin ? table.top : top.top - margin;
+  window.scrollBy(0, from);
 }
