@@ -75,7 +75,7 @@ describe('ratings.json', () => {
   it('is read with every player and pair, and refused when it is not a ratings table', () => {
     const ratings = parseRatings(ratingsJson);
     expect(ratings.players.size).toBe(ratingsJson.players.length);
-    expect(ratings.provenance.command).toMatch(/^python -m lost_cities.tournament /);
+    expect(ratings.provenance.command).toMatch(/^python -m lost_cities\.(tournament|ship) /); // the ship re-rates the ladder
     expect(() => parseRatings({ ...ratingsJson, format: 'x' })).toThrow(/not a ratings table/);
     expect(() => parseRatings({ ...ratingsJson, players: [{ player: 'a' }] })).toThrow(/lacks/);
   });

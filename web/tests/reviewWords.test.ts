@@ -113,8 +113,8 @@ describe("the page's numbers and words", () => {
     const source = (id: string) => hintSource({ agents, policy: { agent: agents.find((a) => a.id === id) } as Policy });
     expect(source('random-bot')).toBe('The Master at a glance (without thinking ahead) would');
     expect(source('bc-ppo-xi6-bal2700-search')).toBe('The Master at a glance (without thinking ahead) would');
-    expect(source('improve-d4')).toBe('The Expert in your seat would');
-    expect(source('improve-c4')).toBe('A strong player in your seat would'); // off the ladder
+    expect(source('improve-f2')).toBe('The Expert in your seat would');
+    expect(source('improve-d4')).toBe('A strong player in your seat would'); // off the ladder
   });
 
   it('keeps a colour its capital inside a sentence', () => {
