@@ -477,7 +477,7 @@ def improve(cfg, run_dir, on_step=None, logger=None):
             "labels/made": labels,
             **distilled,
             **judged,
-            **{f"exploit/{m}": exploited[m] for m in _EXPLOIT_METRICS if exploited},
+            **{f"exploit/{m}": exploited[m] for m in ANCHOR_METRICS if exploited},
             **{f"exploit/gain_{m}": exploited["gain"][m] for m in _EXPLOIT_GAIN if exploited},
             **({"exploit/champion_iteration": generating} if exploited else {}),
             **{f"gate/{m}": gate[m] for m in _GATE_METRICS},
@@ -499,27 +499,10 @@ def improve(cfg, run_dir, on_step=None, logger=None):
     return rows
 
 
-# The generating champion's exploitability in its iteration's row: its exploiter against it.
-_EXPLOIT_METRICS = (
-    "win_rate",
-    "win_rate_lower",
-    "win_rate_upper",
-    "margin_mean",
-    "margin_lower",
-    "margin_upper",
-)
-_EXPLOIT_GAIN = ("margin_diff", "margin_diff_lower", "margin_diff_upper")  # over the champion's own net
-
-_GATE_METRICS = (
-    "win_rate",
-    "win_rate_lower",
-    "win_rate_upper",
-    "margin_mean",
-    "margin_lower",
-    "margin_upper",
-    "deals",
-    "max_steps_rate",
-)
+# The generating champion's exploitability in its iteration's row (its exploiter against it: the
+# anchors' metrics), and the best response's margin gained over the champion's own net.
+_EXPLOIT_GAIN = ("margin_diff", "margin_diff_lower", "margin_diff_upper")
+_GATE_METRICS = (*ANCHOR_METRICS, "deals", "max_steps_rate")
 
 
 def _promotes(gate, rule):
