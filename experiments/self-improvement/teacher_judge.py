@@ -39,7 +39,7 @@ from lost_cities.policies import make_policy, parse
 from lost_cities.search.belief import load as load_belief
 from lost_cities.search.belief import world_sampler
 
-TOLD = "told"  # a setting's knob: the teacher's worlds hold the opponent's real hand
+TOLD = "told"  # a setting's knob: the teacher's worlds hold the opponent's real hand (teacher.hand=real)
 
 
 def setting(text):
@@ -54,12 +54,13 @@ def labeller_of(cfg, env, network, knobs):
     ``escalate_worlds`` set teacher.escalate; ``told=true`` deals the real hand)."""
     teacher = OmegaConf.to_container(cfg.teacher, resolve=True)
     knobs = dict(knobs)
-    told = bool(knobs.pop(TOLD, False))
+    if knobs.pop(TOLD, False):
+        teacher["hand"] = "real"
     share = knobs.pop("escalate_share", teacher["escalate"]["share"])
     more = knobs.pop("escalate_worlds", teacher["escalate"]["worlds"])
     teacher["knobs"] = {**teacher["knobs"], **knobs}
     search = teacher_config(OmegaConf.create(teacher))
-    deal = real_hand_world if told else None
+    deal = real_hand_world if teacher["hand"] == "real" else None
     if search.belief is not None:
         deal = world_sampler(load_belief(search.belief, env.name))
     rollout = None if search.rollout is None else make_policy(search.rollout, env)

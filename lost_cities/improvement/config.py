@@ -8,7 +8,7 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
-from lost_cities.improvement.judge import HANDS
+from lost_cities.improvement.judge import HANDS, TEACHER_HANDS
 from lost_cities.improvement.labels import PLAY, TARGETS
 from lost_cities.ppo import config as train_schema  # registers the shared groups' schemas
 
@@ -68,12 +68,15 @@ class JudgeConfig:
 class TeacherConfig:
     search: str = MISSING  # a preset of conf/search
     knobs: dict[str, Any] = field(default_factory=dict)
+    hand: str = MISSING  # the opponent's hand in its worlds: model (the search's) or real (an oracle)
     escalate: EscalateConfig = MISSING
     judge: JudgeConfig = MISSING
     temperature: float = MISSING
 
     def __post_init__(self):
         _require(self.temperature > 0, f"teacher.temperature={self.temperature} must be > 0 (points)")
+        hands = list(TEACHER_HANDS)
+        _require(self.hand in hands, f"teacher.hand={self.hand!r}; choose one of {hands}")
 
 
 @dataclass

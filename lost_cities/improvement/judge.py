@@ -35,11 +35,15 @@ from lost_cities.search.rollout import point_utility
 
 BATCH = 32  # changed labels judged per compiled call
 HANDS = ("real", "uniform")
+# The teacher's worlds: the search's own model of the opponent's hand (uniform, or its belief's),
+# or the real hand (an oracle: labels the student, which never sees the hand, can only approach)
+TEACHER_HANDS = ("model", "real")
 
 
 def real_hand_world(rng, env_state):
     """A world of the mover's information set but for the opponent's hand, which is the real
-    one: the deck's order and the later rounds dealt afresh (the judge's ``hand=real``)."""
+    one: the deck's order and the later rounds dealt afresh (the judge's ``hand=real``, and the
+    oracle teacher's ``teacher.hand=real``)."""
     world_key, deck_key = jax.random.split(rng)
     hand_kept = deck_dealt_afresh(deck_key, current_round(env_state))
     return with_round(determinize(world_key, env_state), hand_kept)

@@ -233,6 +233,7 @@ class Loop:
             self.env.name,
             _network_key(champion),
             self.teacher,
+            cfg.teacher.hand,
             cfg.generate.games,
             cfg.generate.plies,
             cfg.teacher.temperature,
@@ -394,12 +395,14 @@ def _distiller(network_key, targets, lr, epochs, minibatch_size, n_labels):
 
 
 @functools.lru_cache(maxsize=4)
-def _labeller(env_name, network_cfg, teacher, games, plies, temperature, play, opponents, escalate):
+def _labeller(env_name, network_cfg, teacher, hand, games, plies, temperature, play, opponents, escalate):
     """One labeller (one compiled chunk) per config, shared by every champion of a run and
     by runs of the same config in one process (a resumed run, the tests)."""
     env = make_env(env_name)
     network = _network(network_cfg)
     deal = None if teacher.belief is None else world_sampler(load_belief(teacher.belief, env_name))
+    if hand == "real":
+        deal = judge.real_hand_world
     rollout = None if teacher.rollout is None else make_policy(teacher.rollout, env)
     mix = tuple((make_policy(name, env), share) for name, share in opponents)
     return Labeller(env, network, teacher, games, plies, temperature, play, deal, rollout, mix, escalate)

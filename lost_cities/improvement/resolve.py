@@ -28,6 +28,11 @@ def teacher_config(teacher):
             f"teacher.search={teacher.search!r} sets {bad}: the loop's teacher rolls out with the champion "
             "(or a fixed `rollout` policy) to the round's end; choose a preset without them"
         )
+    if teacher.hand == "real" and cfg.belief is not None:
+        raise ValueError(
+            f"teacher.hand=real with a belief ({cfg.belief}): the real hand leaves nothing for a belief "
+            "to deal; set teacher.knobs.belief=null or teacher.hand=model"
+        )
     if cfg.candidates < 2:
         raise ValueError(
             f"teacher: candidates={cfg.candidates}: a search needs at least 2 candidates to label"

@@ -43,6 +43,7 @@ ADDED_SETTINGS = {
     "prior": {"run": None, "iterations": None},
     "generate.opponents": {},
     "teacher.escalate": {"share": 0.0, "worlds": 0},
+    "teacher.hand": "model",
     "teacher.judge": {"positions": 0, "worlds": 256, "hand": "uniform"},
     "teacher.judge.hand": "uniform",
     "exploiters": {"updates": 0, "share": 0.25, "deals": 500, "overrides": []},
