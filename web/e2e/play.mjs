@@ -242,9 +242,11 @@ async function checkFirstScreen(page, label, levels, others) {
     const title = document.querySelector('.topbar h1').getBoundingClientRect();
     const play = document.querySelector('[data-testid="start-match"]').getBoundingClientRect();
     const top = document.elementFromPoint(title.left + title.width / 2, title.top + title.height / 2);
-    return { title: top?.closest('h1') !== null, play: play.top >= 0 && play.bottom <= innerHeight - 8, playBottom: play.bottom, height: innerHeight };
+    // elementFromPoint is null outside the window: a title scrolled off is not in view
+    const inView = title.top >= 0 && title.bottom <= innerHeight && Boolean(top?.closest('h1'));
+    return { title: inView, titleTop: title.top, play: play.top >= 0 && play.bottom <= innerHeight - 8, playBottom: play.bottom, height: innerHeight };
   });
-  check(seen.title, `${label}: the title is covered`);
+  check(seen.title, `${label}: the title is covered or out of the window (its top at ${seen.titleTop} px)`);
   check(seen.play, `${label}: the Play button ends at ${seen.playBottom} px, the window at ${seen.height} px`);
   const ratings = await page.locator('[data-testid^="rating-"]').allTextContents();
   check(ratings.length === levels.length && ratings.every((r) => /^rating (below )?-?\d+( ± \d+)?$/.test(r)), `${label}: the levels' ratings read ${JSON.stringify(ratings)}`);
