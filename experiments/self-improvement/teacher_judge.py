@@ -31,13 +31,12 @@ from teacher_knobs import mean_ci, positions
 from lost_cities import models
 from lost_cities.envs import make as make_env
 from lost_cities.evaluation.provenance import provenance
-from lost_cities.improvement.judge import HANDS, judge_labels, labels_of, real_hand_world
+from lost_cities.improvement.judge import HANDS, judge_labels, labels_of
 from lost_cities.improvement.labels import Labeller
+from lost_cities.improvement.loop import teacher_deal
 from lost_cities.improvement.resolve import teacher_config
 from lost_cities.improvement.resume import saved_config
 from lost_cities.policies import make_policy, parse
-from lost_cities.search.belief import load as load_belief
-from lost_cities.search.belief import world_sampler
 
 TOLD = "told"  # a setting's knob: the teacher's worlds hold the opponent's real hand (teacher.hand=real)
 
@@ -60,9 +59,7 @@ def labeller_of(cfg, env, network, knobs):
     more = knobs.pop("escalate_worlds", teacher["escalate"]["worlds"])
     teacher["knobs"] = {**teacher["knobs"], **knobs}
     search = teacher_config(OmegaConf.create(teacher))
-    deal = real_hand_world if teacher["hand"] == "real" else None
-    if search.belief is not None:
-        deal = world_sampler(load_belief(search.belief, env.name))
+    deal = teacher_deal(search, teacher["hand"], env.name)
     rollout = None if search.rollout is None else make_policy(search.rollout, env)
     g, escalate = cfg.generate, (share, more)
     shape = (g.games, g.plies, cfg.teacher.temperature, g.play)

@@ -394,15 +394,21 @@ def _distiller(network_key, targets, lr, epochs, minibatch_size, n_labels):
     return Distiller(_network(network_key), targets, lr, epochs, minibatch_size, n_labels)
 
 
+def teacher_deal(search, hand, env_name):
+    """The teacher's world sampler (``Labeller``'s ``deal``): the real hand's worlds for
+    ``teacher.hand=real``, else the search's belief's, else None (uniform worlds)."""
+    if hand == "real":
+        return judge.real_hand_world
+    return None if search.belief is None else world_sampler(load_belief(search.belief, env_name))
+
+
 @functools.lru_cache(maxsize=4)
 def _labeller(env_name, network_cfg, teacher, hand, games, plies, temperature, play, opponents, escalate):
     """One labeller (one compiled chunk) per config, shared by every champion of a run and
     by runs of the same config in one process (a resumed run, the tests)."""
     env = make_env(env_name)
     network = _network(network_cfg)
-    deal = None if teacher.belief is None else world_sampler(load_belief(teacher.belief, env_name))
-    if hand == "real":
-        deal = judge.real_hand_world
+    deal = teacher_deal(teacher, hand, env_name)
     rollout = None if teacher.rollout is None else make_policy(teacher.rollout, env)
     mix = tuple((make_policy(name, env), share) for name, share in opponents)
     return Labeller(env, network, teacher, games, plies, temperature, play, deal, rollout, mix, escalate)
