@@ -361,6 +361,8 @@ def test_a_run_dir_orbax_cannot_read_back_is_refused_before_anything_runs(tmp_pa
     with pytest.raises(ValueError, match="orbax cannot read back"):
         Checkpoints(tmp_path / "what?", 1)
 
+    import lost_cities.cli  # noqa: F401  (the commands' resolvers: the job dir's ${path_safe:...})
+
     cfg = make_cfg(["network.placement_hidden=[128,128]", "seed=1"], return_hydra_config=True)
     with open_dict(cfg):
         cfg.hydra.job.num = 3
