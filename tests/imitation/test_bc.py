@@ -150,10 +150,12 @@ def test_cloning_against_an_opponent_labels_and_teaches_only_the_learners_seat()
     bc = BehaviourCloning(env, trainer.network, teacher, cfg.init, opponent)
     state = bc.init(jax.random.PRNGKey(0), trainer.init_params())
     ply = jax.jit(bc._ply)
+    movers, step = jax.jit(jax.vmap(env.to_move)), jax.jit(jax.vmap(env.step))
+    experts, discards = jax.jit(jax.vmap(heuristic_expert)), jax.jit(jax.vmap(discard_only))
     carry, seen = (state.games, state.learner_seat), set()
     for t in range(8):
         games, seats = carry
-        mover = np.asarray(jax.vmap(env.to_move)(games))
+        mover = np.asarray(movers(games))
         carry, batch = ply(state.params, carry, jax.random.PRNGKey(t))
         learner_moves = mover == np.asarray(seats)
         np.testing.assert_array_equal(np.asarray(batch["weight"]), learner_moves.astype(np.float32))
@@ -161,11 +163,11 @@ def test_cloning_against_an_opponent_labels_and_teaches_only_the_learners_seat()
         # deterministic, so any key serves): the labels must be the expert's moves at the
         # learner's seat, and the games must step by those and the opponent's.
         some_keys = jax.random.split(jax.random.PRNGKey(99), mover.shape[0])
-        teachers = np.asarray(jax.vmap(heuristic_expert)(games, some_keys))
-        theirs = np.asarray(jax.vmap(discard_only)(games, some_keys))
+        teachers = np.asarray(experts(games, some_keys))
+        theirs = np.asarray(discards(games, some_keys))
         np.testing.assert_array_equal(np.asarray(batch["label"])[learner_moves], teachers[learner_moves])
         expected = np.where(learner_moves, teachers, theirs)
-        stepped, _, done = jax.vmap(env.step)(games, jnp.asarray(expected, jnp.int32))
+        stepped, _, done = step(games, jnp.asarray(expected, jnp.int32))
         live = ~np.asarray(done)
         np.testing.assert_array_equal(
             np.asarray(env.round_state(carry[0]).loc)[live], np.asarray(env.round_state(stepped).loc)[live]
