@@ -10,6 +10,7 @@
 """
 
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -98,7 +99,9 @@ def load_pretrained(checkpoint, trainer, key="init.checkpoint", template=None):
     """The parameters of a pretrain (or training) run dir, checked against this run's network
     (``key``: the setting that named it, for the error). An exported model (``.onnx``, e.g. a
     shipped agent) gives its policy's weights, the critic's coming from ``template`` (this
-    run's fresh parameters; the model has no critic)."""
+    run's fresh parameters; the model has no critic). So does a checkpoint whose critic is
+    another kind than this run's (e.g. the self-improvement loop's champions, which hold the
+    exported model's placeholder): its policy must match, its critic cannot serve."""
     try:
         spec = parse(checkpoint)
     except (ValueError, FileNotFoundError) as error:
@@ -108,14 +111,29 @@ def load_pretrained(checkpoint, trainer, key="init.checkpoint", template=None):
     if spec.exported:
         return _exported_params(spec.path, trainer, key, template)
     params, meta = restore_params(*checkpoint_step(spec.path))
-    wanted = jax.tree.map(lambda x: (x.shape, str(x.dtype)), trainer.init_params())
-    found = jax.tree.map(lambda x: (tuple(x.shape), str(x.dtype)), params)
-    if meta.get("env") != trainer.env.name or found != wanted:
+    own = trainer.init_params() if template is None else template
+    if template is not None and _shapes(_critic(params)) != _shapes(_critic(own)):
+        params = {**params, "params": {**params["params"], "critic": _critic(own)}}
+        print(
+            f"{key}={checkpoint}: its policy's weights; its critic ({meta.get('critic')}) is not this "
+            f"run's ({dict(trainer.cfg.critic)}), which starts fresh",
+            file=sys.stderr,
+        )
+    if meta.get("env") != trainer.env.name or _shapes(params) != _shapes(own):
         raise ValueError(
             f"{key}={checkpoint}: its network ({meta.get('network')}, env {meta.get('env')}) "
             f"does not match this run's ({dict(trainer.cfg.network)}, env {trainer.env.name})"
         )
     return jax.tree.map(jax.numpy.asarray, params)
+
+
+def _critic(params):
+    """The critic's subtree of a network's parameters (``{"params": {..., "critic": ...}}``)."""
+    return params.get("params", {}).get("critic")
+
+
+def _shapes(tree):
+    return jax.tree.map(lambda x: (tuple(x.shape), str(x.dtype)), tree)
 
 
 def _exported_params(model, trainer, key, template):
