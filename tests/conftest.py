@@ -2,8 +2,6 @@
 differential games) on; a session-wide persistent compilation cache; ``match_states``,
 positions met in play, serves the search's tests and those beside them."""
 
-import os
-
 import jax
 import pytest
 
@@ -19,33 +17,18 @@ def full(request):
 
 @pytest.fixture(scope="session", autouse=True)
 def jax_cache(tmp_path_factory):
-    """A persistent compilation cache for the session, one for all xdist workers and the
-    commands the tests start (the environment carries it to ``python -m lost_cities.train``
-    and the rest): a program compiled again, from a new jit of the same function (a Trainer
-    or a search policy built anew, a training run repeated, the same tiny run in another
-    worker's test), is read back instead. A size limit turns on JAX's file lock, so that one
-    process never reads another's half-written entry. Programs that compile in under half a
-    second are not worth the write (zlib on the executable)."""
-    base = tmp_path_factory.getbasetemp()
-    path = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "jax_cache"
-    settings = {
-        "jax_compilation_cache_dir": str(path),
-        "jax_persistent_cache_min_compile_time_secs": 0.5,
-        "jax_compilation_cache_max_size": 8 << 30,
-    }
-    before = {name: getattr(jax.config, name) for name in settings}
-    environ = {name.upper(): os.environ.get(name.upper()) for name in settings}
-    for name, value in settings.items():
-        jax.config.update(name, value)
-        os.environ[name.upper()] = str(value)
+    """A persistent compilation cache for the session (one per xdist worker): a program
+    compiled again, from a new jit of the same function (a Trainer or a search policy built
+    anew, a training run repeated), is read back instead. Programs that compile in under
+    half a second are not worth the write (zlib on the executable)."""
+    path = tmp_path_factory.getbasetemp() / "jax_cache"
+    names = ("jax_compilation_cache_dir", "jax_persistent_cache_min_compile_time_secs")
+    before = [getattr(jax.config, name) for name in names]
+    jax.config.update(names[0], str(path))
+    jax.config.update(names[1], 0.5)
     yield path
-    for name, value in before.items():
+    for name, value in zip(names, before, strict=True):
         jax.config.update(name, value)
-    for name, value in environ.items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
 
 
 @pytest.fixture(scope="session")
