@@ -4,8 +4,8 @@
 # the Python parity fixtures, agent index, ladder and ratings, record), the static build, and the
 # end-to-end matches (the first screen at 1280x720 and 390x844; the ladder's lowest level, the
 # club-level bot on a phone, a test-only af1 model, the highest level, the search, and its match's
-# review in the Web Worker) in
-# headless Chromium checked by `python -m lost_cities.replay`. Writes only git-ignored paths
+# review in the Web Worker; the highest level's match runs beside the others, in a browser context
+# of its own) in headless Chromium checked by `python -m lost_cities.replay`. Writes only git-ignored paths
 # (node_modules/, dist/, test-results/): a run leaves `git status` as it found it.
 # Needs node >= 20 and the lost_cities package installed (pip install -e .); tools/ writes the fixtures.
 set -euo pipefail

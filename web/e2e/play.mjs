@@ -31,12 +31,12 @@
  *
  *   npm run build && node e2e/play.mjs [--seed N] [--chromium /usr/bin/chromium] [--docs]
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 
 const WEB = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -71,6 +71,12 @@ const { values: args } = parseArgs({
 });
 
 /** A screenshot in test-results/ (and in docs/ with --docs, if the README shows it). */
+/** A Python command's stdout, run without blocking: the other browser context's match (and its
+ * review's clicks) goes on meanwhile. */
+async function python(args) {
+  return (await promisify(execFile)('python', args, { cwd: REPO, encoding: 'utf8', maxBuffer: 64 << 20 })).stdout;
+}
+
 async function shoot(page, name, options = {}) {
   await page.screenshot({ path: join(OUTPUT, `${name}.png`), ...options });
   if (args.docs && DOC_SHOTS[name]) await page.screenshot({ path: join(DOCS, `${DOC_SHOTS[name]}.png`), ...options });
@@ -417,7 +423,7 @@ async function playMatch(page, { label, agentId, url, seed, hintMoves, screensho
   const logPath = join(OUTPUT, `games-${screenshot.name}.jsonl`);
   await (await downloading).saveAs(logPath);
   const games = readFileSync(logPath, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-  const replayed = execFileSync('python', ['-m', 'lost_cities.replay', logPath, '--json'], { cwd: REPO, encoding: 'utf8' })
+  const replayed = (await python(['-m', 'lost_cities.replay', logPath, '--json']))
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line));
@@ -576,98 +582,106 @@ async function main() {
   check(levels[levels.length - 1].search, 'the highest level is not the search');
   const errors = [];
   try {
-    // 1. Laptop: the first screen, then a whole match against the lowest level.
-    const laptop = await browser.newContext({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
-    const laptopPage = await laptop.newPage();
-    watch(laptopPage, 'laptop', origin, errors);
-    await laptopPage.goto(url);
-    const labels = await laptopPage.evaluate(async () => {
-      while (!window.lostCities?.agents.length) await new Promise((resolve) => setTimeout(resolve, 50));
-      return Object.fromEntries(window.lostCities.agents.map((agent) => [agent.id, agent.label]));
-    });
-    const offLadder = others.map((agent) => ({ id: agent.id, label: labels[agent.id] }));
-    const laptopFirst = await checkFirstScreen(laptopPage, 'laptop first screen', levels, offLadder);
-    await shoot(laptopPage, 'laptop-first');
-    const a = await playMatch(laptopPage, {
-      label: 'laptop 1280x720', agentId: lowest, url, seed: Number(args.seed), hintMoves: 0,
-      screenshot: { name: 'laptop', fullPage: false }, touch: false, reloadAt: 5,
-    });
-
-    // 2. Phone, starting from the laptop's storage: the first screen, then the club-level bot with hints on.
-    const phone = await browser.newContext({
-      viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, acceptDownloads: true,
-      storageState: await laptop.storageState(),
-    });
-    const phonePage = await phone.newPage();
-    watch(phonePage, 'phone', origin, errors);
-    const fresh = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
-    const freshPhone = await fresh.newPage();
-    watch(freshPhone, 'phone first screen', origin, errors);
-    await freshPhone.goto(url);
-    const phoneFirst = await checkFirstScreen(freshPhone, 'phone first screen', levels, offLadder);
-    await checkLayout(freshPhone, 'phone first screen', []);
-    await shoot(freshPhone, 'phone-first');
-    await fresh.close();
-    const b = await playMatch(phonePage, {
-      label: 'phone 390x844', agentId: club, url, seed: Number(args.seed) + 1, hintMoves: 6,
-      screenshot: { name: 'phone', hints: true, fullPage: true }, touch: true, reloadAt: 2, reloadAtSummary: true,
-    });
-    check(b.summariesOverBoard === 2, `phone: ${b.summariesOverBoard} round summaries checked over the board, 2 expected`);
-    check(b.games.length === 2 && b.games[0].opponent?.id === lowest, `phone: the log should hold the laptop match then this one (${b.games.length} games)`);
-    check(b.games[0].hints?.used === false, 'the laptop match used no hints');
-    for (const ply of b.game.hints.plies) {
-      check(Number.isInteger(ply) && ply >= 0 && ply < b.game.actions.length, `hinted ply ${ply} out of range`);
-    }
-    // the club-level bot is a TypeScript port of heuristic_expert: its moves must be the Python bot's
-    const clubLog = join(OUTPUT, 'games-club.jsonl');
-    writeFileSync(clubLog, `${JSON.stringify(b.game)}\n`);
-    const clubChecked = execFileSync('python', ['tools/action_fixture.py', '--check-log', clubLog], { cwd: REPO, encoding: 'utf8' }).trim();
-    const phoneReview = await reviewMatch(phonePage, { label: 'phone review', name: 'phone', touch: true, full: false, result: b.result });
-    const record = {};
-    for (const id of [lowest, club]) {
-      const row = phonePage.getByTestId(`level-record-${id}`);
-      const text = await row.textContent();
-      const won = (r) => (r.shown.you > r.shown.agent ? 1 : 0);
-      const lost = (r) => (r.shown.you < r.shown.agent ? 1 : 0);
-      const r = id === lowest ? a : b;
-      record[id] = text;
-      check(new RegExp(`^You: 1 match: ${won(r)} won · ${1 - won(r) - lost(r)} drawn · ${lost(r)} lost`).test(text), `the chooser's record vs ${id} reads "${text}"`);
-    }
-
-    // 3. An af1 model (manifest features "af1": the page computes the action feature rows for the
-    // agent's moves and for the hints). The test-only model plays heuristic_expert's moves when its
-    // rows are right, so the Python check of the log compares every agent move with the expert's.
-    let af1 = null;
-    if (args['af1-model']) {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
-      await routeAf1Agent(context, args['af1-model']);
-      const page = await context.newPage();
-      watch(page, 'af1', origin, errors);
-      const c = await playMatch(page, {
-        label: 'af1 1280x720', agentId: AF1_ID, url, seed: Number(args.seed) + 2, hintMoves: 4,
-        screenshot: { name: 'af1', hints: true, fullPage: true }, touch: false,
+    // The ladder's matches (1.-3.) and the highest level's (4.) run side by side, each in its own
+    // browser context: the search's moves keep one core busy while the others mostly wait on clicks.
+    const ladder = async () => {
+      // 1. Laptop: the first screen, then a whole match against the lowest level.
+      const laptop = await browser.newContext({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
+      const laptopPage = await laptop.newPage();
+      watch(laptopPage, 'laptop', origin, errors);
+      await laptopPage.goto(url);
+      const labels = await laptopPage.evaluate(async () => {
+        while (!window.lostCities?.agents.length) await new Promise((resolve) => setTimeout(resolve, 50));
+        return Object.fromEntries(window.lostCities.agents.map((agent) => [agent.id, agent.label]));
       });
-      check((await page.evaluate(() => window.lostCities.policy.manifest.features)) === 'af1', 'the af1 agent has no features in its manifest');
-      const checked = execFileSync('python', ['tools/action_fixture.py', '--check-log', join(OUTPUT, 'games-af1.jsonl')], { cwd: REPO, encoding: 'utf8' }).trim();
-      af1 = { match: c, checked };
-      await context.close();
-    }
+      const offLadder = others.map((agent) => ({ id: agent.id, label: labels[agent.id] }));
+      const laptopFirst = await checkFirstScreen(laptopPage, 'laptop first screen', levels, offLadder);
+      await shoot(laptopPage, 'laptop-first');
+      const a = await playMatch(laptopPage, {
+        label: 'laptop 1280x720', agentId: lowest, url, seed: Number(args.seed), hintMoves: 0,
+        screenshot: { name: 'laptop', fullPage: false }, touch: false, reloadAt: 5,
+      });
 
-    // 4. The highest level (the search on top of its net, worlds dealt by the net's belief): a whole
-    // match, its log replayed, its median move under about 1 s; then the whole match's review.
-    const searchContext = await browser.newContext({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
-    const searchPage = await searchContext.newPage();
-    watch(searchPage, 'search', origin, errors);
-    const s = await playMatch(searchPage, {
-      label: 'search 1280x720', agentId: highest, url, seed: Number(args.seed) + 3, hintMoves: 2,
-      screenshot: { name: 'search', probs: true, hints: true, fullPage: true }, touch: false,
-    });
-    check(/\+ search, \d+ worlds × \d+ moves, learned belief$/.test(s.game.opponent.name), `the search agent is named "${s.game.opponent.name}"`);
-    const searched = await searchPage.evaluate(() => window.lostCities.lastAgentMove?.decision.search);
-    check(searched?.candidates.length === 4 && searched.candidates[0] === searched.base && searched.gains[0] === 0,
-      `the search agent's last move should carry its 4 candidates, the net's move first: ${JSON.stringify(searched)}`);
-    const r = await reviewMatch(searchPage, { label: 'laptop review', name: 'laptop', touch: false, full: true, result: s.result });
-    await searchContext.close();
+      // 2. Phone, starting from the laptop's storage: the first screen, then the club-level bot with hints on.
+      const phone = await browser.newContext({
+        viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, acceptDownloads: true,
+        storageState: await laptop.storageState(),
+      });
+      const phonePage = await phone.newPage();
+      watch(phonePage, 'phone', origin, errors);
+      const fresh = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+      const freshPhone = await fresh.newPage();
+      watch(freshPhone, 'phone first screen', origin, errors);
+      await freshPhone.goto(url);
+      const phoneFirst = await checkFirstScreen(freshPhone, 'phone first screen', levels, offLadder);
+      await checkLayout(freshPhone, 'phone first screen', []);
+      await shoot(freshPhone, 'phone-first');
+      await fresh.close();
+      const b = await playMatch(phonePage, {
+        label: 'phone 390x844', agentId: club, url, seed: Number(args.seed) + 1, hintMoves: 6,
+        screenshot: { name: 'phone', hints: true, fullPage: true }, touch: true, reloadAt: 2, reloadAtSummary: true,
+      });
+      check(b.summariesOverBoard === 2, `phone: ${b.summariesOverBoard} round summaries checked over the board, 2 expected`);
+      check(b.games.length === 2 && b.games[0].opponent?.id === lowest, `phone: the log should hold the laptop match then this one (${b.games.length} games)`);
+      check(b.games[0].hints?.used === false, 'the laptop match used no hints');
+      for (const ply of b.game.hints.plies) {
+        check(Number.isInteger(ply) && ply >= 0 && ply < b.game.actions.length, `hinted ply ${ply} out of range`);
+      }
+      // the club-level bot is a TypeScript port of heuristic_expert: its moves must be the Python bot's
+      const clubLog = join(OUTPUT, 'games-club.jsonl');
+      writeFileSync(clubLog, `${JSON.stringify(b.game)}\n`);
+      const clubChecked = (await python(['tools/action_fixture.py', '--check-log', clubLog])).trim();
+      const phoneReview = await reviewMatch(phonePage, { label: 'phone review', name: 'phone', touch: true, full: false, result: b.result });
+      const record = {};
+      for (const id of [lowest, club]) {
+        const row = phonePage.getByTestId(`level-record-${id}`);
+        const text = await row.textContent();
+        const won = (r) => (r.shown.you > r.shown.agent ? 1 : 0);
+        const lost = (r) => (r.shown.you < r.shown.agent ? 1 : 0);
+        const r = id === lowest ? a : b;
+        record[id] = text;
+        check(new RegExp(`^You: 1 match: ${won(r)} won · ${1 - won(r) - lost(r)} drawn · ${lost(r)} lost`).test(text), `the chooser's record vs ${id} reads "${text}"`);
+      }
+
+      // 3. An af1 model (manifest features "af1": the page computes the action feature rows for the
+      // agent's moves and for the hints). The test-only model plays heuristic_expert's moves when its
+      // rows are right, so the Python check of the log compares every agent move with the expert's.
+      let af1 = null;
+      if (args['af1-model']) {
+        const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
+        await routeAf1Agent(context, args['af1-model']);
+        const page = await context.newPage();
+        watch(page, 'af1', origin, errors);
+        const c = await playMatch(page, {
+          label: 'af1 1280x720', agentId: AF1_ID, url, seed: Number(args.seed) + 2, hintMoves: 4,
+          screenshot: { name: 'af1', hints: true, fullPage: true }, touch: false,
+        });
+        check((await page.evaluate(() => window.lostCities.policy.manifest.features)) === 'af1', 'the af1 agent has no features in its manifest');
+        const checked = (await python(['tools/action_fixture.py', '--check-log', join(OUTPUT, 'games-af1.jsonl')])).trim();
+        af1 = { match: c, checked };
+        await context.close();
+      }
+      return { laptop, laptopFirst, phoneFirst, a, b, record, clubChecked, phoneReview, af1 };
+    };
+    const highestLevel = async () => {
+      // 4. The highest level (the search on top of its net, worlds dealt by the net's belief): a whole
+      // match, its log replayed, its median move under about 1 s; then the whole match's review.
+      const searchContext = await browser.newContext({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
+      const searchPage = await searchContext.newPage();
+      watch(searchPage, 'search', origin, errors);
+      const s = await playMatch(searchPage, {
+        label: 'search 1280x720', agentId: highest, url, seed: Number(args.seed) + 3, hintMoves: 2,
+        screenshot: { name: 'search', probs: true, hints: true, fullPage: true }, touch: false,
+      });
+      check(/\+ search, \d+ worlds × \d+ moves, learned belief$/.test(s.game.opponent.name), `the search agent is named "${s.game.opponent.name}"`);
+      const searched = await searchPage.evaluate(() => window.lostCities.lastAgentMove?.decision.search);
+      check(searched?.candidates.length === 4 && searched.candidates[0] === searched.base && searched.gains[0] === 0,
+        `the search agent's last move should carry its 4 candidates, the net's move first: ${JSON.stringify(searched)}`);
+      const r = await reviewMatch(searchPage, { label: 'laptop review', name: 'laptop', touch: false, full: true, result: s.result });
+      await searchContext.close();
+      return { s, r };
+    };
+    const [{ laptop, laptopFirst, phoneFirst, a, b, record, clubChecked, phoneReview, af1 }, { s, r }] = await Promise.all([ladder(), highestLevel()]);
 
     // The default start-up (WebGPU if the browser offers an adapter, else WASM) must be clean too; on a
     // deal where the human starts, the agent panel must say it has not moved yet (it once said "median NaN").
