@@ -383,6 +383,39 @@ def exploit_section(root):
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         *(exploit_row(path, result, Path(root)) for path, result in results),
         "",
+        *search_response_section(root),
+    ]
+
+
+def search_response_row(path, result, root):
+    """One search response: the search on the agent's net against the agent, its win rate and margin."""
+    r, p = result, result["provenance"]
+    return (
+        f"| {cell(r['opponent'])} | {cell(r['agent'])} | {r['deals']:,} "
+        f"| {r['win_rate']:.3f} {_span(r['win_rate_deal_lower'], r['win_rate_deal_upper'], 3)} "
+        f"| {r['margin_mean']:+.2f} {_span(r['margin_lower'], r['margin_upper'], 2, '+')} "
+        f"| {r['max_steps_rate']:.3f} | {r['seconds'] / 60:.0f} "
+        f"| `{cell(p['command'])}` | {link(path, root)} ({p['date']}, {str(p['commit'])[:7]}) |"
+    )
+
+
+def search_response_section(root):
+    """The responses that need no training: every evaluation in :data:`EXPLOITS`/search."""
+    files = sorted((Path(root) / EXPLOITS / "search").glob("*.json"))
+    if not files:
+        return []
+    results = sorted(((path, read_json(path)) for path in files), key=lambda pr: pr[1]["opponent"])
+    return [
+        "The search on the agent's net (`python -m lost_cities.evaluate agent=search/<preset>:<net>`), which",
+        "rolls both seats out with that net, against the agent, on the same deal range: it models a net",
+        "agent exactly (the approximate best response with search of Timbers et al.), and a search agent",
+        "as its net. Minutes are the evaluation's wall time on the 2-core CPU.",
+        "",
+        "| agent | response | deals | its win rate [95% over deals] | margin [95%] | max-steps rate "
+        "| minutes | command | results file (date, commit) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        *(search_response_row(path, result, Path(root)) for path, result in results),
+        "",
     ]
 
 
