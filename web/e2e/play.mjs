@@ -73,8 +73,9 @@ const { values: args } = parseArgs({
 /** A screenshot in test-results/ (and in docs/ with --docs, if the README shows it). */
 /** A Python command's stdout, run without blocking: the other browser context's match (and its
  * review's clicks) goes on meanwhile. */
+const execFileAsync = promisify(execFile);
 async function python(args) {
-  return (await promisify(execFile)('python', args, { cwd: REPO, encoding: 'utf8', maxBuffer: 64 << 20 })).stdout;
+  return (await execFileAsync('python', args, { cwd: REPO, encoding: 'utf8', maxBuffer: 64 << 20 })).stdout;
 }
 
 async function shoot(page, name, options = {}) {
